@@ -1,0 +1,20 @@
+// Package mpiconduit is gocoll's own Go binding of the MPI subset that gocoll
+// needs, and the conduit built on it. It is the only package of gocoll that
+// uses cgo; it links Open MPI found with `pkg-config ompi-c`.
+//
+// Conventions:
+//
+//   - Every MPI return code is checked. A failing MPI call comes back as an
+//     *Error carrying MPI's error class and string; MPI_ERRORS_RETURN is set on
+//     every communicator and window this package creates, so MPI never aborts
+//     the job silently.
+//   - Misuse is reported before MPI is called, with errors that errors.Is
+//     matches: ErrNotInitialized, ErrFinalized, ErrNilBuffer, ErrShortBuffer,
+//     ErrCount, ErrRank, ErrTag, ErrFreed and others.
+//   - Byte-level operations are methods (Comm.Send, Comm.Bcast, ...); typed
+//     operations are generic functions over Element (Send, Bcast, Allreduce ...).
+//   - Go memory that MPI keeps after a call returns (nonblocking and one-sided
+//     operations) is pinned with runtime.Pinner until the operation completes.
+//
+// A process calls Init once, then any number of operations, then Finalize.
+package mpiconduit

@@ -1,0 +1,87 @@
+package mpiconduit
+
+/*
+#include "gc.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// Misuse errors, returned before MPI is called. Each is wrapped with detail;
+// test for them with errors.Is.
+var (
+	ErrNotInitialized = errors.New("mpiconduit: MPI is not initialized")
+	ErrFinalized      = errors.New("mpiconduit: MPI is finalized")
+	ErrInitialized    = errors.New("mpiconduit: MPI is already initialized")
+	ErrNilBuffer      = errors.New("mpiconduit: nil buffer")
+	ErrShortBuffer    = errors.New("mpiconduit: buffer too short")
+	ErrCount          = errors.New("mpiconduit: element count exceeds what MPI's int can carry")
+	ErrRank           = errors.New("mpiconduit: rank outside the communicator")
+	ErrTag            = errors.New("mpiconduit: tag outside 0..MPI_TAG_UB")
+	ErrFreed          = errors.New("mpiconduit: object already freed or completed")
+	ErrArg            = errors.New("mpiconduit: invalid argument")
+	ErrDatatype       = errors.New("mpiconduit: datatype mismatch")
+)
+
+// MPI error classes that callers commonly test for (Error.Class).
+const (
+	ClassBuffer   = int(C.MPI_ERR_BUFFER)
+	ClassCount    = int(C.MPI_ERR_COUNT)
+	ClassType     = int(C.MPI_ERR_TYPE)
+	ClassTag      = int(C.MPI_ERR_TAG)
+	ClassComm     = int(C.MPI_ERR_COMM)
+	ClassRank     = int(C.MPI_ERR_RANK)
+	ClassRoot     = int(C.MPI_ERR_ROOT)
+	ClassOp       = int(C.MPI_ERR_OP)
+	ClassArg      = int(C.MPI_ERR_ARG)
+	ClassTruncate = int(C.MPI_ERR_TRUNCATE)
+	ClassOther    = int(C.MPI_ERR_OTHER)
+	ClassIntern   = int(C.MPI_ERR_INTERN)
+	ClassWin      = int(C.MPI_ERR_WIN)
+	ClassRMASync  = int(C.MPI_ERR_RMA_SYNC)
+	ClassRMARange = int(C.MPI_ERR_RMA_RANGE)
+	ClassPending  = int(C.MPI_ERR_PENDING)
+	ClassInStatus = int(C.MPI_ERR_IN_STATUS)
+)
+
+// Error is a failed MPI call: the call, MPI's error code, its class and MPI's
+// own description. Use errors.As to get at it.
+type Error struct {
+	Op    string // the MPI function, e.g. "MPI_Send"
+	Code  int    // MPI's error code
+	Class int    // MPI's error class (one of the Class constants)
+	Msg   string // MPI_Error_string of Code
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("mpiconduit: %s: %s (MPI error class %d)", e.Op, e.Msg, e.Class)
+}
+
+// Is reports whether target is an *Error of the same class, so that
+// errors.Is(err, &Error{Class: ClassTruncate}) works.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Op == "" && t.Class == e.Class
+}
+
+// mpiErr turns an MPI return code into an error (nil for MPI_SUCCESS).
+func mpiErr(op string, rc C.int) error {
+	if rc == C.MPI_SUCCESS {
+		return nil
+	}
+	var buf [C.MPI_MAX_ERROR_STRING + 1]C.char
+	var n, cls C.int
+	C.gc_error_string(rc, &buf[0], &n, &cls)
+	return &Error{Op: op, Code: int(rc), Class: int(cls), Msg: C.GoStringN(&buf[0], n)}
+}
+
+// misuse wraps a sentinel with the operation and a detail.
+func misuse(sentinel error, op, format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s", sentinel, op, fmt.Sprintf(format, args...))
+}
+
+var _ = unsafe.Pointer(nil)
