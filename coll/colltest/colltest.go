@@ -1,0 +1,223 @@
+// Package colltest is an in-process conduit for gocoll's collectives:
+// goroutines play the nodes, as GASNet's smp conduit does with threads. It
+// can delay and reorder messages at random, so that a missing
+// synchronization shows up as a wrong value (or as a data race under
+// -race). Use it to unit-test collective code with `go test`, no mpirun.
+package colltest
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/gocoll/gocoll/coll"
+)
+
+// Options of a World.
+type Options struct {
+	// MaxDelay delays each message by a random time in [0, MaxDelay); zero
+	// delivers at once. Delayed messages may overtake each other when their
+	// tags differ.
+	MaxDelay time.Duration
+	// Seed seeds the delays (0: a fixed default).
+	Seed uint64
+}
+
+// World is a set of in-process nodes that exchange messages.
+type World struct {
+	opts  Options
+	nodes []*Conduit
+	rngMu sync.Mutex
+	rng   *rand.Rand
+	wg    sync.WaitGroup // messages in flight
+}
+
+// NewWorld makes n connected nodes.
+func NewWorld(n int, opts Options) *World {
+	seed := opts.Seed
+	if seed == 0 {
+		seed = 0x9e3779b97f4a7c15
+	}
+	w := &World{opts: opts, rng: rand.New(rand.NewPCG(seed, uint64(n)))}
+	for i := range n {
+		w.nodes = append(w.nodes, &Conduit{w: w, node: i})
+	}
+	return w
+}
+
+// Conduit is node i's end; it implements coll.Conduit.
+func (w *World) Conduit(i int) *Conduit { return w.nodes[i] }
+
+// Nodes is the number of nodes.
+func (w *World) Nodes() int { return len(w.nodes) }
+
+// Quiesce waits until no message is in flight.
+func (w *World) Quiesce() { w.wg.Wait() }
+
+func (w *World) delay() time.Duration {
+	if w.opts.MaxDelay <= 0 {
+		return 0
+	}
+	w.rngMu.Lock()
+	defer w.rngMu.Unlock()
+	return time.Duration(w.rng.Int64N(int64(w.opts.MaxDelay)))
+}
+
+// Conduit is one in-process node.
+type Conduit struct {
+	w    *World
+	node int
+
+	mu         sync.Mutex
+	posted     []*recv
+	unexpected []*message
+	done       []uint64
+	err        error
+}
+
+type recv struct {
+	src, tag int
+	buf      []byte
+	token    uint64
+}
+
+type message struct {
+	src, tag int
+	data     []byte
+}
+
+var _ coll.Conduit = (*Conduit)(nil)
+
+// Node implements coll.Conduit.
+func (c *Conduit) Node() int { return c.node }
+
+// Nodes implements coll.Conduit.
+func (c *Conduit) Nodes() int { return len(c.w.nodes) }
+
+// MaxTag implements coll.Conduit.
+func (c *Conduit) MaxTag() int { return math.MaxInt32 }
+
+// ErrPeer reports a transfer to or from a node that does not exist.
+var ErrPeer = errors.New("colltest: no such node")
+
+// Isend implements coll.Conduit. The data is read when the message is
+// delivered, not now, as a network reading the buffer late would.
+func (c *Conduit) Isend(dst, tag int, b []byte, token uint64) error {
+	if dst < 0 || dst >= len(c.w.nodes) {
+		return fmt.Errorf("%w: %d", ErrPeer, dst)
+	}
+	to := c.w.nodes[dst]
+	d := c.w.delay()
+	if d == 0 {
+		to.deliver(c, tag, b, token)
+		return nil
+	}
+	c.w.wg.Add(1)
+	go func() {
+		defer c.w.wg.Done()
+		time.Sleep(d)
+		to.deliver(c, tag, b, token)
+	}()
+	return nil
+}
+
+// deliver matches a message from `from` against the receives posted here.
+func (c *Conduit) deliver(from *Conduit, tag int, b []byte, token uint64) {
+	c.mu.Lock()
+	for i, r := range c.posted {
+		if r.src == from.node && r.tag == tag {
+			c.posted = append(c.posted[:i], c.posted[i+1:]...)
+			if len(r.buf) != len(b) {
+				c.err = fmt.Errorf("colltest: node %d got %d bytes from %d with tag %d, expected %d", c.node, len(b), from.node, tag, len(r.buf))
+			}
+			copy(r.buf, b)
+			c.done = append(c.done, r.token)
+			c.mu.Unlock()
+			from.complete(token)
+			return
+		}
+	}
+	c.unexpected = append(c.unexpected, &message{src: from.node, tag: tag, data: append([]byte{}, b...)})
+	c.mu.Unlock()
+	from.complete(token)
+}
+
+func (c *Conduit) complete(token uint64) {
+	c.mu.Lock()
+	c.done = append(c.done, token)
+	c.mu.Unlock()
+}
+
+// Irecv implements coll.Conduit.
+func (c *Conduit) Irecv(src, tag int, b []byte, token uint64) error {
+	if src < 0 || src >= len(c.w.nodes) {
+		return fmt.Errorf("%w: %d", ErrPeer, src)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, m := range c.unexpected {
+		if m.src == src && m.tag == tag {
+			c.unexpected = append(c.unexpected[:i], c.unexpected[i+1:]...)
+			if len(m.data) != len(b) {
+				c.err = fmt.Errorf("colltest: node %d got %d bytes from %d with tag %d, expected %d", c.node, len(m.data), src, tag, len(b))
+			}
+			copy(b, m.data)
+			c.done = append(c.done, token)
+			return nil
+		}
+	}
+	c.posted = append(c.posted, &recv{src: src, tag: tag, buf: b, token: token})
+	return nil
+}
+
+// Poll implements coll.Conduit.
+func (c *Conduit) Poll(done []uint64) ([]uint64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	done = append(done, c.done...)
+	c.done = c.done[:0]
+	return done, c.err
+}
+
+// Run starts n in-process nodes, initializes gocoll on each, and calls fn on
+// every node's image concurrently. It returns the errors of all nodes
+// joined, or an error after timeout (a hang). As on any conduit, a node must
+// go on making gocoll calls while collectives it took part in may still
+// need it: end fn with a Barrier when it leaves non-blocking or relaxed
+// (OUT_MYSYNC, OUT_NOSYNC) collectives behind.
+func Run(n int, o Options, copts coll.Options, timeout time.Duration, fn func(im *coll.Image) error) error {
+	return RunWithMemory(n, 0, o, copts, timeout, func(im *coll.Image, _ Memory) error { return fn(im) })
+}
+
+// RunWithMemory is Run with memSize bytes of shared Memory per node.
+func RunWithMemory(n, memSize int, o Options, copts coll.Options, timeout time.Duration, fn func(im *coll.Image, mem Memory) error) error {
+	w := NewWorld(n, o)
+	shared := newSharedMemory(n, memSize)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			im, err := coll.Init(w.Conduit(i), nil, nil, 0, copts)
+			if err == nil {
+				err = fn(im, nodeMemory{shared, i})
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("node %d: %w", i, err)
+			}
+		}()
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+		w.Quiesce()
+		return errors.Join(errs...)
+	case <-time.After(timeout):
+		return fmt.Errorf("colltest: nodes still running after %v (a hang)", timeout)
+	}
+}

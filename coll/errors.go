@@ -1,0 +1,28 @@
+package coll
+
+import (
+	"errors"
+
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// Errors of the collectives; test with errors.Is. Flag errors come from
+// package sync (sync.ErrFlags and the errors wrapping it).
+var (
+	ErrNotInitialized = errors.New("gocoll: collectives not initialized (call coll.Init)")
+	ErrInitTwice      = errors.New("gocoll: coll.Init already called on this conduit")
+	ErrInitMismatch   = errors.New("gocoll: coll.Init arguments differ between nodes")
+	ErrInitFlags      = errors.New("gocoll: coll.Init flags must be 0")
+	ErrTeam           = errors.New("gocoll: team is nil or not of this image")
+	ErrNBytes         = errors.New("gocoll: nbytes must be > 0")
+	ErrRoot           = errors.New("gocoll: root image outside the team")
+	ErrNilBuffer      = errors.New("gocoll: nil buffer where the collective needs one")
+	ErrShortBuffer    = errors.New("gocoll: buffer shorter than the collective needs")
+	ErrOverlap        = errors.New("gocoll: source and destination overlap")
+	ErrAggregate      = errors.New("gocoll: aggregation is not available yet")
+	ErrConduit        = errors.New("gocoll: conduit does not fit")
+
+	// Re-exported from package sync for callers that import only coll.
+	ErrDeadHandle = gsync.ErrDeadHandle
+	ErrFlags      = gsync.ErrFlags
+)

@@ -1,0 +1,189 @@
+package coll
+
+import (
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// A schedule is one node's part of a collective: rounds of transfers and
+// local copies. The executor below runs every collective and is the one
+// place where the output sync modes are enforced; input sync modes are
+// enforced by the entry barrier rounds that withSync prepends (see sync.go).
+
+// xfer is one message to or from a peer node.
+type xfer struct {
+	peer int    // node
+	sub  int    // tag suffix, the same on both sides of the message
+	buf  []byte // client memory when client is set, else an internal buffer
+	// client marks transfers that read or write the caller's data areas:
+	// they decide OUT_MYSYNC, and client receives decide OUT_NOSYNC.
+	client bool
+}
+
+// copyOp is a local copy, done when its round starts. Copies are
+// alias-safe, which covers the spec's identical-block exceptions.
+type copyOp struct {
+	dst, src []byte
+	client   bool // touches the caller's data areas
+	toClient bool // writes the caller's data areas
+}
+
+// round is a step of a schedule. Every receive of every round is posted at
+// initiation (receives move no data by themselves, and posting early keeps
+// MPI's matching in initiation order); a round's copies and sends start
+// once every receive of the earlier rounds has completed, and, with
+// afterSends, every earlier send too.
+type round struct {
+	copies     []copyOp
+	sends      []xfer
+	recvs      []xfer
+	afterSends bool
+}
+
+// item is the bookkeeping of one transfer.
+type item struct {
+	round  int
+	send   bool
+	client bool
+	done   bool
+}
+
+// schedOp executes a schedule; it implements sync.Op.
+type schedOp struct {
+	cd      Conduit
+	out     gsync.Flags // output sync mode
+	slot    uint32
+	tagBase int
+	rounds  []round
+	items   []item // the receives of all rounds, then the sends in round order
+	sendAt  []int  // index in items of each round's first send
+
+	posted   bool
+	next     int   // next round to start
+	recvLeft []int // per round: receives not complete
+	sendLeft []int // per round: sends not complete (or not started)
+	// counts that decide the output sync modes
+	clientLeft     int // client transfers and copies not complete
+	clientRecvLeft int // client receives and copies into client memory not complete
+	left           int // all transfers not complete
+}
+
+func newSchedOp(cd Conduit, out gsync.Flags, slot uint32, tagBase int, rounds []round) *schedOp {
+	o := &schedOp{cd: cd, out: out, slot: slot, tagBase: tagBase, rounds: rounds,
+		recvLeft: make([]int, len(rounds)), sendLeft: make([]int, len(rounds)), sendAt: make([]int, len(rounds))}
+	for r := range rounds {
+		for _, x := range rounds[r].recvs {
+			o.items = append(o.items, item{round: r, client: x.client})
+			o.count(x.client, true, 1)
+		}
+		o.recvLeft[r] = len(rounds[r].recvs)
+		for _, c := range rounds[r].copies {
+			o.count(c.client, c.toClient, 1)
+		}
+	}
+	for r := range rounds {
+		o.sendAt[r] = len(o.items)
+		for _, x := range rounds[r].sends {
+			o.items = append(o.items, item{round: r, send: true, client: x.client})
+			o.count(x.client, false, 1)
+		}
+		o.sendLeft[r] = len(rounds[r].sends)
+	}
+	return o
+}
+
+func (o *schedOp) count(client, into bool, d int) {
+	if client {
+		o.clientLeft += d
+		if into {
+			o.clientRecvLeft += d
+		}
+	}
+}
+
+func (o *schedOp) countXfer(it *item, d int) {
+	o.left += d
+	if d < 0 {
+		o.count(it.client, !it.send, d)
+	}
+}
+
+// Complete implements sync.Op.
+func (o *schedOp) Complete(idx uint32) {
+	it := &o.items[idx]
+	if it.done {
+		return
+	}
+	it.done = true
+	o.countXfer(it, -1)
+	if it.send {
+		o.sendLeft[it.round]--
+	} else {
+		o.recvLeft[it.round]--
+	}
+}
+
+// Step implements sync.Op.
+func (o *schedOp) Step() error {
+	if !o.posted {
+		o.posted = true
+		i := 0
+		for r := range o.rounds {
+			for _, x := range o.rounds[r].recvs {
+				o.left++
+				if err := o.cd.Irecv(x.peer, o.tagBase|x.sub, x.buf, gsync.Token(o.slot, uint32(i))); err != nil {
+					return err
+				}
+				i++
+			}
+		}
+	}
+	for o.next < len(o.rounds) && o.ready(o.next) {
+		r := o.next
+		o.next++
+		for _, c := range o.rounds[r].copies {
+			copy(c.dst, c.src)
+			o.count(c.client, c.toClient, -1)
+		}
+		for k, x := range o.rounds[r].sends {
+			o.left++
+			if err := o.cd.Isend(x.peer, o.tagBase|x.sub, x.buf, gsync.Token(o.slot, uint32(o.sendAt[r]+k))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ready reports whether round r may start.
+func (o *schedOp) ready(r int) bool {
+	for q := 0; q < r; q++ {
+		if o.recvLeft[q] > 0 || (o.rounds[r].afterSends && o.sendLeft[q] > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// Finished implements sync.Op: every round started and every transfer complete.
+func (o *schedOp) Finished() bool { return o.next == len(o.rounds) && o.left == 0 }
+
+// Syncable implements sync.Op; this is where the output sync modes are
+// honoured.
+//   - OUT_ALLSYNC: the schedule ends with a barrier that starts once this
+//     node's transfers are complete, so finishing it means every node's data
+//     areas are complete.
+//   - OUT_MYSYNC: every transfer and copy touching this node's data areas
+//     is complete (forwarding from internal buffers may go on).
+//   - OUT_NOSYNC: every transfer into this node's data areas is complete.
+//     All data movement ends in some node's data areas, so once the last
+//     node syncs, all of it is complete; sends still in flight finish in
+//     later progress.
+func (o *schedOp) Syncable() bool {
+	switch o.out {
+	case gsync.OutNoSync:
+		return o.clientRecvLeft == 0
+	case gsync.OutMySync:
+		return o.clientLeft == 0
+	}
+	return o.Finished()
+}

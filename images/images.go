@@ -1,0 +1,110 @@
+// Package images says who takes part in gocoll's collectives: nodes (MPI
+// processes), the images on each node in node-major order, and teams.
+package images
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrTable: an images table that cannot describe a job.
+var ErrTable = errors.New("gocoll: invalid images table")
+
+// Table gives the number of images on each node. Images are numbered
+// node-major: node 0's images first, then node 1's, and so on.
+type Table struct {
+	perNode []int
+	first   []int // first[n] is the first image of node n; first[nodes] is the total
+	nodeOf  []int // image -> node
+}
+
+// New makes a table from the image count of each node; every count must be > 0.
+func New(perNode []int) (*Table, error) {
+	if len(perNode) == 0 {
+		return nil, fmt.Errorf("%w: no nodes", ErrTable)
+	}
+	t := &Table{perNode: append([]int(nil), perNode...), first: make([]int, len(perNode)+1)}
+	for n, k := range perNode {
+		if k <= 0 {
+			return nil, fmt.Errorf("%w: node %d has %d images", ErrTable, n, k)
+		}
+		t.first[n+1] = t.first[n] + k
+		for range k {
+			t.nodeOf = append(t.nodeOf, n)
+		}
+	}
+	return t, nil
+}
+
+// OnePerNode is the table of one image on each of nodes nodes.
+func OnePerNode(nodes int) *Table {
+	per := make([]int, nodes)
+	for i := range per {
+		per[i] = 1
+	}
+	t, err := New(per)
+	if err != nil {
+		panic(err) // nodes <= 0: a programming error of the caller
+	}
+	return t
+}
+
+// Nodes is the number of nodes.
+func (t *Table) Nodes() int { return len(t.perNode) }
+
+// Images is the total number of images (NImages in the spec).
+func (t *Table) Images() int { return t.first[len(t.perNode)] }
+
+// On is the number of images on node n.
+func (t *Table) On(n int) int { return t.perNode[n] }
+
+// First is the first image of node n.
+func (t *Table) First(n int) int { return t.first[n] }
+
+// NodeOf is the node hosting image i.
+func (t *Table) NodeOf(i int) int { return t.nodeOf[i] }
+
+// PerNode is a copy of the image count of every node.
+func (t *Table) PerNode() []int { return append([]int(nil), t.perNode...) }
+
+// Equal reports whether two tables describe the same layout.
+func (t *Table) Equal(u *Table) bool {
+	if len(t.perNode) != len(u.perNode) {
+		return false
+	}
+	for i := range t.perNode {
+		if t.perNode[i] != u.perNode[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Team is an immutable set of images that take part in a collective, ranked
+// in the order given when it was made. TeamAll holds every image in image order.
+type Team struct {
+	id     uint32
+	table  *Table
+	images []int // rank -> image
+}
+
+// All is the team of every image of t (GASNET_TEAM_ALL); its ID is 0.
+func (t *Table) All() *Team {
+	imgs := make([]int, t.Images())
+	for i := range imgs {
+		imgs[i] = i
+	}
+	return &Team{table: t, images: imgs}
+}
+
+// ID is the team's identifier, the same on every member.
+func (tm *Team) ID() uint32 { return tm.id }
+
+// Size is the number of images in the team.
+func (tm *Team) Size() int { return len(tm.images) }
+
+// Image is the image of team rank r.
+func (tm *Team) Image(r int) int { return tm.images[r] }
+
+// Table is the images table the team belongs to.
+func (tm *Team) Table() *Table { return tm.table }

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs every test of gocoll: formatting, vet, staticcheck, `go test -race ./...`
+# (MPI packages run as singletons there, the collective engine on the
+# in-process conduit), then each MPI test binary under real mpirun at several
+# rank counts. Installs Open MPI when missing. Ends with "N passed, N failed"
+# and exits non-zero on any failure.
+set -u
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+ensure_go || exit 1
+ensure_mpi || exit 1
+
+NPS=${GOCOLL_NPS:-"1 2 3 4 8"}
+STATICCHECK_VERSION=v0.8.2
+out=out/tests
+rm -rf "$out" && mkdir -p "$out"
+passed=0
+failed=0
+failures=()
+
+# step NAME CMD...: run one check, log it, count it.
+step() {
+	local name=$1 log
+	shift
+	log="$out/$(echo "$name" | tr ' /' '__').log"
+	local t0=$SECONDS
+	if "$@" >"$log" 2>&1; then
+		passed=$((passed + 1))
+		printf 'ok    %-44s %4ds\n' "$name" $((SECONDS - t0))
+	else
+		failed=$((failed + 1))
+		failures+=("$name")
+		printf 'FAIL  %-44s %4ds  (log: %s)\n' "$name" $((SECONDS - t0)) "$log"
+		tail -40 "$log" | sed 's/^/      /'
+	fi
+}
+
+gofmt_check() {
+	local bad
+	bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+	[ -z "$bad" ] || { echo "gofmt would change: $bad"; return 1; }
+}
+
+staticcheck_run() {
+	if ! command -v staticcheck >/dev/null 2>&1; then
+		go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION" || return 1
+	fi
+	staticcheck ./...
+}
+
+step "gofmt" gofmt_check
+step "go vet" go vet ./...
+step "staticcheck" staticcheck_run
+step "go test -race ./..." go test -race -count=1 -timeout 15m ./...
+
+# Packages whose tests use MPI: they import mpiconduit (or are it).
+mpipkgs=$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}{{end}}' ./... |
+	awk '/github.com\/gocoll\/gocoll\/mpiconduit/ {print $1}')
+mkdir -p "$out/bin"
+for pkg in $mpipkgs; do
+	name=${pkg#github.com/gocoll/gocoll/}
+	bin="$out/bin/$(echo "$name" | tr '/' '_').test"
+	step "build $name" go test -c -o "$bin" "$pkg"
+	[ -x "$bin" ] || continue
+	for np in $NPS; do
+		step "mpirun -np $np $name" timeout 600 $(mpirun_cmd "$np") "$bin" -test.timeout 8m
+	done
+done
+
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "failed: ${failures[*]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

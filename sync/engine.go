@@ -1,0 +1,314 @@
+package sync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	stdsync "sync"
+)
+
+// Errors of handles and the engine; test with errors.Is.
+var (
+	// ErrDeadHandle: the handle was already synced (or never came from this engine).
+	ErrDeadHandle = errors.New("gocoll: handle already synced")
+	// ErrTooMany: more operations outstanding than the engine can tell apart.
+	ErrTooMany = errors.New("gocoll: too many outstanding operations")
+)
+
+// Op is one node's part of a live collective operation. The engine calls its
+// methods with the engine lock held, from whichever goroutine is making progress.
+type Op interface {
+	// Complete records that the operation's transfer idx has completed.
+	Complete(idx uint32)
+	// Step advances the operation as far as it can go without waiting.
+	Step() error
+	// Syncable reports whether a sync of the operation's handle may succeed
+	// now, as its output sync mode defines.
+	Syncable() bool
+	// Finished reports whether the operation needs no more progress on this node.
+	Finished() bool
+}
+
+// Token names a transfer of an operation to the conduit: the operation's
+// slot in the high 32 bits, the transfer's index in the low 32.
+func Token(slot, idx uint32) uint64 { return uint64(slot)<<32 | uint64(idx) }
+
+// PollFunc asks the conduit for the tokens of transfers completed since the
+// last call, appended to done.
+type PollFunc func(done []uint64) ([]uint64, error)
+
+type entry struct {
+	op     Op
+	err    error
+	handle bool   // a live handle refers to it
+	gen    uint32 // distinguishes reuses of the slot
+}
+
+// Engine is the table of live operations on one node and the handles that
+// refer to them. Progress is made inside initiation, Try, Wait and Poll:
+// the conduit is polled, completions go to their operations, and operations
+// step. All methods are safe for concurrent use.
+type Engine struct {
+	mu    stdsync.Mutex
+	poll  PollFunc
+	slots []entry
+	free  []uint32
+	live  int
+	done  []uint64 // reused buffer of completed tokens
+	fail  error    // a conduit failure, reported by every later sync
+}
+
+// NewEngine makes an engine that polls the conduit with poll.
+func NewEngine(poll PollFunc) *Engine {
+	return &Engine{poll: poll}
+}
+
+// MaxLive is the most operations that may be live on a node at once.
+const MaxLive = 1<<20 - 1
+
+// Reserve takes a slot for an operation about to start, so that its
+// transfers can carry tokens; Start then installs the operation.
+func (e *Engine) Reserve() (uint32, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.live >= MaxLive {
+		return 0, fmt.Errorf("%w: %d live", ErrTooMany, e.live)
+	}
+	var s uint32
+	if n := len(e.free); n > 0 {
+		s = e.free[n-1]
+		e.free = e.free[:n-1]
+	} else {
+		s = uint32(len(e.slots))
+		e.slots = append(e.slots, entry{})
+	}
+	e.live++
+	return s, nil
+}
+
+// Start installs op in the slot from Reserve, steps it once, and returns its
+// handle; the zero Handle when it completed during initiation.
+func (e *Engine) Start(slot uint32, op Op) (Handle, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	en := &e.slots[slot]
+	en.op, en.err, en.handle = op, nil, true
+	if err := op.Step(); err != nil {
+		e.release(slot)
+		return Handle{}, err
+	}
+	e.progressLocked()
+	en = &e.slots[slot]
+	if en.op == op && en.err == nil && op.Syncable() {
+		en.handle = false
+		if op.Finished() {
+			e.release(slot)
+		}
+		return Handle{}, nil
+	}
+	return Handle{e: e, slot: slot + 1, gen: en.gen}, nil
+}
+
+// Cancel returns a reserved slot whose operation never started.
+func (e *Engine) Cancel(slot uint32) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.release(slot)
+}
+
+func (e *Engine) release(slot uint32) {
+	en := &e.slots[slot]
+	en.op, en.err, en.handle = nil, nil, false
+	en.gen++
+	e.free = append(e.free, slot)
+	e.live--
+}
+
+// Poll makes progress on every live operation without waiting.
+func (e *Engine) Poll() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.progressLocked()
+	return e.fail
+}
+
+// Live is the number of operations still live on this node, synced or not.
+func (e *Engine) Live() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.live
+}
+
+// progressLocked polls the conduit once and steps the operations that had
+// completions; operations that are finished and synced leave the table.
+func (e *Engine) progressLocked() bool {
+	if e.fail != nil {
+		return false
+	}
+	done, err := e.poll(e.done[:0])
+	e.done = done
+	if err != nil {
+		e.fail = err
+		return false
+	}
+	for _, t := range done {
+		slot := uint32(t >> 32)
+		if int(slot) < len(e.slots) && e.slots[slot].op != nil {
+			e.slots[slot].op.Complete(uint32(t))
+		}
+	}
+	for _, t := range done {
+		slot := uint32(t >> 32)
+		if int(slot) >= len(e.slots) {
+			continue
+		}
+		en := &e.slots[slot]
+		if en.op == nil || en.err != nil {
+			continue
+		}
+		if err := en.op.Step(); err != nil {
+			en.err = err
+		}
+		if !en.handle && (en.err != nil || en.op.Finished()) {
+			e.release(slot)
+		}
+	}
+	return len(done) > 0
+}
+
+// Handle names one node's part of a non-blocking collective. The zero
+// Handle is the invalid handle: an operation that completed during
+// initiation. A handle is dead once synced; syncing it again is an error.
+// Handles are not collective: each node syncs its own, in any order.
+type Handle struct {
+	e    *Engine
+	slot uint32 // slot+1; 0 in the invalid handle
+	gen  uint32
+}
+
+// Valid reports whether h is not the invalid handle.
+func (h Handle) Valid() bool { return h.slot != 0 }
+
+// trySync is Try with the lock held; it releases the handle on success.
+func (e *Engine) trySync(h Handle) (bool, error) {
+	s := h.slot - 1
+	if int(s) >= len(e.slots) || e.slots[s].gen != h.gen || !e.slots[s].handle {
+		return false, ErrDeadHandle
+	}
+	en := &e.slots[s]
+	if en.err == nil && e.fail != nil {
+		en.err = e.fail
+	}
+	if en.err == nil && !en.op.Syncable() {
+		return false, nil
+	}
+	err := en.err
+	en.handle = false
+	if err != nil || en.op.Finished() {
+		e.release(s)
+	}
+	return true, err
+}
+
+// Try makes progress and reports whether the operation's sync succeeded.
+// After success (or an error of the operation) the handle is dead.
+func (h Handle) Try() (bool, error) {
+	if !h.Valid() {
+		return true, nil
+	}
+	e := h.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if ok, err := e.trySync(h); ok || err != nil {
+		return ok, err
+	}
+	e.progressLocked()
+	return e.trySync(h)
+}
+
+// Wait makes progress until the sync succeeds, ctx is done, or the operation fails.
+func (h Handle) Wait(ctx context.Context) error {
+	for {
+		ok, err := h.Try()
+		if ok || err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		runtime.Gosched()
+	}
+}
+
+// syncEach polls every engine the handles use once, then tries each valid
+// handle, turning the synced ones into the invalid handle. It reports how
+// many valid handles there were and how many synced, and the first error.
+func syncEach(hs []Handle) (valid, synced int, first error) {
+	var polled *Engine
+	for i := range hs {
+		h := hs[i]
+		if !h.Valid() {
+			continue
+		}
+		valid++
+		e := h.e
+		e.mu.Lock()
+		if e != polled { // usually every handle shares one engine
+			e.progressLocked()
+			polled = e
+		}
+		ok, err := e.trySync(h)
+		e.mu.Unlock()
+		if err != nil && first == nil {
+			first = err
+		}
+		if ok || err != nil {
+			hs[i] = Handle{}
+			synced++
+		}
+	}
+	return valid, synced, first
+}
+
+// TryAll makes progress and reports whether every handle synced; the ones
+// that did become the invalid handle. The first error is returned.
+func TryAll(hs []Handle) (bool, error) {
+	valid, synced, err := syncEach(hs)
+	return synced == valid && err == nil, err
+}
+
+// WaitAll makes progress until every handle synced.
+func WaitAll(ctx context.Context, hs []Handle) error {
+	for {
+		ok, err := TryAll(hs)
+		if ok || err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		runtime.Gosched()
+	}
+}
+
+// TrySome makes progress and reports whether at least one valid handle
+// synced; those become the invalid handle. With no valid handle it reports true.
+func TrySome(hs []Handle) (bool, error) {
+	valid, synced, err := syncEach(hs)
+	return synced > 0 || valid == 0, err
+}
+
+// WaitSome makes progress until at least one valid handle synced.
+func WaitSome(ctx context.Context, hs []Handle) error {
+	for {
+		ok, err := TrySome(hs)
+		if ok || err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		runtime.Gosched()
+	}
+}
