@@ -3,7 +3,9 @@ package mpiconduit
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"syscall"
 	"testing"
 )
 
@@ -49,6 +51,7 @@ func lifecycleBefore() error {
 		expect("Send before Init", c.Send([]byte{1}, 0, 0), ErrNotInitialized),
 		expect("Finalize before Init", Finalize(), ErrNotInitialized),
 		expect("Abort before Init", Abort(nil, 1), ErrNotInitialized),
+		expect("WinAllocate before Init", winAllocateBeforeInit(), ErrNotInitialized),
 	)
 }
 
@@ -72,4 +75,20 @@ func needRanks(t *testing.T, n int) {
 	if s := World().Size(); s < n {
 		t.Skipf("needs %d MPI ranks, have %d: run scripts/mpirun-tests.sh or mpirun -np %d on the test binary", n, s, n)
 	}
+}
+
+// hugeBytes is MaxInt32+1 bytes of inaccessible reserved address space for
+// the count-overflow checks: never touched, since the check fires first
+// (unsafe.Slice over a small object would trip checkptr under -race).
+func hugeBytes(t *testing.T) []byte {
+	b, err := syscall.Mmap(-1, 0, math.MaxInt32+1, syscall.PROT_NONE, syscall.MAP_PRIVATE|syscall.MAP_ANON|syscall.MAP_NORESERVE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Munmap(b); err != nil {
+			t.Error(err)
+		}
+	})
+	return b
 }

@@ -11,6 +11,9 @@ type Op struct {
 	h    C.MPI_Op
 	name string
 	user int // index+1 in the user-operator table; 0 for predefined
+	// serial tells this user operator from a later one in the same slot, so
+	// a stale copy of a freed Op is refused instead of calling the new one.
+	serial uint64
 }
 
 func (o Op) String() string { return o.name }

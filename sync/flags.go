@@ -64,7 +64,7 @@ var (
 	ErrNoOutSync         = fmt.Errorf("%w: no output sync mode (one of OutNoSync, OutMySync, OutAllSync)", ErrFlags)
 	ErrManyOutSync       = fmt.Errorf("%w: more than one output sync mode", ErrFlags)
 	ErrNoAddressing      = fmt.Errorf("%w: no addressing mode (one of Single, Local)", ErrFlags)
-	ErrManyAddresing     = fmt.Errorf("%w: both Single and Local addressing", ErrFlags)
+	ErrManyAddressing    = fmt.Errorf("%w: both Single and Local addressing", ErrFlags)
 	ErrUnknownFlag       = fmt.Errorf("%w: unknown flag bits", ErrFlags)
 	ErrAggregateBlocking = fmt.Errorf("%w: Aggregate on a blocking call", ErrFlags)
 )
@@ -81,7 +81,7 @@ func (f Flags) Validate() error {
 	if err := one(f&OutMask, ErrNoOutSync, ErrManyOutSync); err != nil {
 		return err
 	}
-	return one(f&AddrMask, ErrNoAddressing, ErrManyAddresing)
+	return one(f&AddrMask, ErrNoAddressing, ErrManyAddressing)
 }
 
 func one(bits Flags, none, many error) error {

@@ -1,0 +1,101 @@
+package mpitest
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/gocoll/gocoll/coll"
+	"github.com/gocoll/gocoll/coll/colltest"
+	"github.com/gocoll/gocoll/mpiconduit"
+)
+
+func TestMain(m *testing.M) {
+	if _, err := mpiconduit.Init(mpiconduit.ThreadMultiple); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL: MPI init:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := mpiconduit.Finalize(); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL: MPI finalize:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// winMemory is colltest.Memory over an MPI window in a passive-target
+// epoch: Put and Get are complete on return through Flush.
+type winMemory struct{ w *mpiconduit.Win }
+
+func (m winMemory) Local() []byte { return m.w.Mem() }
+
+func (m winMemory) Put(node, off int, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	if err := m.w.Put(b, node, off); err != nil {
+		return err
+	}
+	return m.w.Flush(node)
+}
+
+func (m winMemory) Get(node, off int, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	if err := m.w.Get(b, node, off); err != nil {
+		return err
+	}
+	return m.w.Flush(node)
+}
+
+// TestSuiteMPI runs the conformance suite over MPI with each tree shape and
+// gather_all algorithm; each variant has its own conduit (and communicator).
+func TestSuiteMPI(t *testing.T) {
+	world := mpiconduit.World()
+	P := world.Size()
+	win, err := mpiconduit.WinAllocate(world, colltest.MemoryNeed(P), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := win.LockAll(0); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := win.UnlockAll(); err != nil {
+			t.Error(err)
+		}
+		if err := win.Free(); err != nil {
+			t.Error(err)
+		}
+	}()
+	variants := []coll.Options{
+		{Tree: coll.Binomial, GatherAll: coll.GatherAllDissemination},
+		{Tree: coll.Binary, GatherAll: coll.GatherAllExchange},
+		{Tree: coll.Flat},
+	}
+	for vi, opts := range variants {
+		cd, err := mpiconduit.NewConduit(world)
+		if err != nil {
+			t.Fatal(err)
+		}
+		im, err := coll.Init(cd, nil, nil, 0, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := colltest.SuiteConfig{Outstanding: 2000, InFlight: 200}
+		if vi == 0 {
+			cfg.Outstanding = 65535
+		}
+		for _, c := range colltest.Suite(cfg) {
+			t.Run(fmt.Sprintf("%v/%s", opts.Tree, c.Name), func(t *testing.T) {
+				if err := c.Run(im, winMemory{win}); err != nil {
+					t.Fatalf("node %d of %d: %v", world.Rank(), P, err)
+				}
+			})
+		}
+		if err := cd.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

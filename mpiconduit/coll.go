@@ -1,0 +1,558 @@
+package mpiconduit
+
+/*
+#include "gc.h"
+#include "gc_coll.h"
+*/
+import "C"
+
+import (
+	"math"
+	"unsafe"
+)
+
+// Native collectives. Byte-level forms are methods of *Comm (the data-moving
+// ones); typed forms are generic functions over Element. Every process of the
+// communicator must call the same collective with the same root and matching
+// lengths. Buffers that MPI ignores (recv of Reduce and Gather off the root,
+// send of Scatter off the root) may be nil there.
+//
+// In-place forms pass MPI_IN_PLACE, and are asked for by aliasing:
+//
+//   - Allreduce, Scan, Exscan, Alltoall, and Reduce at the root: the same
+//     slice (same address and length) as send and recv.
+//   - Gather at the root and Allgather: send is exactly this rank's block of
+//     recv, recv[rank*n : (rank+1)*n].
+//   - Scatter at the root: recv is exactly the root's block of send.
+//   - ReduceScatterBlock: the same full-length slice as send and recv; the
+//     result is its first block.
+//
+// Any other overlap of send and recv is refused with ErrArg. As MPI requires,
+// Allreduce, Allgather, Alltoall and ReduceScatterBlock use the in-place form
+// on every process or on none.
+//
+// An overflowing MPI_SUM or MPI_PROD of 8- or 16-bit integers is not
+// portable: Open MPI's AVX operators saturate where its plain loops wrap
+// (open-mpi/ompi#8045, wontfix), so the result depends on the count.
+
+// span is a whole collective buffer. Unlike buf its length may exceed
+// MaxInt32: MPI is only given the count of one block.
+type span struct {
+	p  unsafe.Pointer
+	n  int
+	dt Datatype
+}
+
+func spanOf[T Element](s []T) span {
+	return span{p: unsafe.Pointer(unsafe.SliceData(s)), n: len(s), dt: DatatypeOf[T]()}
+}
+
+func byteSpan(s []byte) span {
+	return span{p: unsafe.Pointer(unsafe.SliceData(s)), n: len(s), dt: Byte}
+}
+
+// need reports ErrNilBuffer for a nil slice (SliceData is nil only then) and
+// ErrShortBuffer for fewer than n elements.
+func (s span) need(op, what string, n int) error {
+	if s.p == nil {
+		return misuse(ErrNilBuffer, op, "%s buffer is required", what)
+	}
+	if s.n < n {
+		return misuse(ErrShortBuffer, op, "%s buffer has %d elements, needs %d", what, s.n, n)
+	}
+	return nil
+}
+
+// at is the address of element i. It is a uintptr, only compared: an
+// address one past the end must never be held as a pointer.
+func (s span) at(i int) uintptr { return uintptr(s.p) + uintptr(i*s.dt.size) }
+
+// same reports whether a and b are the same slice: the in-place form.
+func same(a, b span) bool { return a.p == b.p && a.n == b.n }
+
+// overlap reports whether the first an elements of a share memory with the
+// first bn elements of b.
+func overlap(op string, a span, an int, b span, bn int) error {
+	if an == 0 || bn == 0 || a.at(an) <= b.at(0) || b.at(bn) <= a.at(0) {
+		return nil
+	}
+	return misuse(ErrArg, op, "send and recv overlap outside the in-place forms")
+}
+
+// checkCount refuses a per-block count that MPI's int cannot carry.
+func checkCount(op string, n int) error {
+	if n > math.MaxInt32 {
+		return misuse(ErrCount, op, "%d elements per block > %d", n, math.MaxInt32)
+	}
+	return nil
+}
+
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func opName(nb bool, blocking, nonblocking string) string {
+	if nb {
+		return nonblocking
+	}
+	return blocking
+}
+
+// collective calls a validated collective: call(nil) blocks; otherwise call
+// starts it on a new Request that pins bufs until completion. slot is the
+// user-operator slot held for the call, or -1.
+func (c *Comm) collective(op string, nb bool, dt Datatype, slot int, call func(*C.MPI_Request) C.int, bufs ...span) (*Request, error) {
+	if !nb {
+		err := mpiErr(op, call(nil))
+		releaseOp(slot)
+		return nil, err
+	}
+	pins := make([]buf, len(bufs))
+	for i, b := range bufs {
+		pins[i] = buf{p: b.p, dt: b.dt}
+	}
+	r := newRequest(op, dt, pins...)
+	keepOp(r, slot)
+	// MPI gets a handle of its own to fill: a pointer into the Request,
+	// which holds Go pointers, would fail cgo's pointer check.
+	h := C.gc_request_null()
+	rc := call(&h)
+	r.h = h
+	if err := mpiErr(op, rc); err != nil {
+		return r.fail(err)
+	}
+	return r, nil
+}
+
+// Data kinds for the operator checks, after MPI-3.1 section 5.9.2.
+const (
+	kindOther = iota
+	kindInt
+	kindFloat
+	kindComplex
+	kindPair
+	kindByte
+)
+
+func kindOf(d Datatype) int {
+	switch d.h {
+	case Int8.h, Int16.h, Int32.h, Int64.h, Uint8.h, Uint16.h, Uint32.h, Uint64.h:
+		return kindInt
+	case Float32.h, Float64.h:
+		return kindFloat
+	case Complex64.h, Complex128.h:
+		return kindComplex
+	case FloatInt.h, DoubleInt.h, TwoInt.h, LongInt.h:
+		return kindPair
+	case Byte.h:
+		return kindByte
+	}
+	return kindOther
+}
+
+// checkPredefined refuses the operator/datatype pairs MPI leaves undefined,
+// which would otherwise fail inside MPI or, worse, on only some ranks.
+func checkPredefined(op string, o Op, dt Datatype) error {
+	k := kindOf(dt)
+	var ok bool
+	switch o.h {
+	case OpSum.h, OpProd.h:
+		ok = k == kindInt || k == kindFloat || k == kindComplex
+	case OpMin.h, OpMax.h:
+		ok = k == kindInt || k == kindFloat
+	case OpLand.h, OpLor.h, OpLxor.h:
+		ok = k == kindInt
+	case OpBand.h, OpBor.h, OpBxor.h:
+		ok = k == kindInt || k == kindByte
+	case OpMinloc.h, OpMaxloc.h:
+		ok = k == kindPair
+	case OpReplace.h, OpNoOp.h:
+		return misuse(ErrArg, op, "%s applies only to one-sided accumulate", o)
+	default:
+		return misuse(ErrArg, op, "invalid operator (zero Op)")
+	}
+	if !ok {
+		return misuse(ErrDatatype, op, "%s does not apply to %s", o, dt)
+	}
+	return nil
+}
+
+// reduction validates the operands shared by Reduce, Allreduce, Scan and
+// Exscan: n = len(send) elements, recv holds n where it is used, the same
+// slice means in place. It returns the user-operator slot it holds.
+func (c *Comm) reduction(op string, s, r span, o Op, recvUsed bool) (inPlace bool, slot int, err error) {
+	if err := s.need(op, "send", 0); err != nil {
+		return false, -1, err
+	}
+	if err := checkCount(op, s.n); err != nil {
+		return false, -1, err
+	}
+	if recvUsed {
+		if err := r.need(op, "recv", s.n); err != nil {
+			return false, -1, err
+		}
+		inPlace = same(s, r)
+		if !inPlace {
+			if err := overlap(op, s, s.n, r, s.n); err != nil {
+				return false, -1, err
+			}
+		}
+	}
+	slot, err = holdOp(op, o, s.dt)
+	return inPlace, slot, err
+}
+
+// Bcast sends b from root to every process of c (MPI_Bcast).
+func (c *Comm) Bcast(b []byte, root int) error {
+	_, err := c.bcast(false, byteSpan(b), root)
+	return err
+}
+
+// Bcast sends the elements of b from root to every process of c (MPI_Bcast).
+func Bcast[T Element](c *Comm, b []T, root int) error {
+	_, err := c.bcast(false, spanOf(b), root)
+	return err
+}
+
+func (c *Comm) bcast(nb bool, b span, root int) (*Request, error) {
+	op := opName(nb, "MPI_Bcast", "MPI_Ibcast")
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	if err := c.checkRank(op, root); err != nil {
+		return nil, err
+	}
+	if err := b.need(op, "the", 0); err != nil {
+		return nil, err
+	}
+	if err := checkCount(op, b.n); err != nil {
+		return nil, err
+	}
+	return c.collective(op, nb, b.dt, -1, func(req *C.MPI_Request) C.int {
+		return C.gc_bcast(b.p, C.int(b.n), b.dt.h, C.int(root), c.h, req)
+	}, b)
+}
+
+// Reduce combines send of every process with op into recv at root
+// (MPI_Reduce); recv needs len(send) elements at the root and is ignored (may
+// be nil) elsewhere. At the root, send and recv the same slice is in place.
+func Reduce[T Element](c *Comm, send, recv []T, op Op, root int) error {
+	_, err := c.reduce(false, spanOf(send), spanOf(recv), op, root)
+	return err
+}
+
+func (c *Comm) reduce(nb bool, s, r span, o Op, root int) (*Request, error) {
+	op := opName(nb, "MPI_Reduce", "MPI_Ireduce")
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	if err := c.checkRank(op, root); err != nil {
+		return nil, err
+	}
+	atRoot := c.rank == root
+	inPlace, slot, err := c.reduction(op, s, r, o, atRoot)
+	if err != nil {
+		return nil, err
+	}
+	if !atRoot {
+		r = span{} // MPI ignores it; a nil recv is allowed here
+	}
+	return c.collective(op, nb, s.dt, slot, func(req *C.MPI_Request) C.int {
+		return C.gc_reduce(s.p, r.p, C.int(s.n), s.dt.h, o.h, C.int(root), c.h, cbool(inPlace), req)
+	}, s, r)
+}
+
+// Allreduce combines send of every process with op into recv of every process
+// (MPI_Allreduce); recv needs len(send) elements. The same slice as send and
+// recv is in place.
+func Allreduce[T Element](c *Comm, send, recv []T, op Op) error {
+	_, err := c.allreduce(false, spanOf(send), spanOf(recv), op)
+	return err
+}
+
+func (c *Comm) allreduce(nb bool, s, r span, o Op) (*Request, error) {
+	op := opName(nb, "MPI_Allreduce", "MPI_Iallreduce")
+	return c.reduceAll(op, nb, s, r, o, func(inPlace C.int, req *C.MPI_Request) C.int {
+		return C.gc_allreduce(s.p, r.p, C.int(s.n), s.dt.h, o.h, c.h, inPlace, req)
+	})
+}
+
+// reduceAll runs Allreduce, Scan and Exscan, which share their operands.
+func (c *Comm) reduceAll(op string, nb bool, s, r span, o Op, call func(C.int, *C.MPI_Request) C.int) (*Request, error) {
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	inPlace, slot, err := c.reduction(op, s, r, o, true)
+	if err != nil {
+		return nil, err
+	}
+	return c.collective(op, nb, s.dt, slot, func(req *C.MPI_Request) C.int {
+		return call(cbool(inPlace), req)
+	}, s, r)
+}
+
+// Scan puts into recv of rank i the reduction with op of send of ranks 0..i
+// (MPI_Scan); recv needs len(send) elements. The same slice is in place.
+func Scan[T Element](c *Comm, send, recv []T, op Op) error {
+	_, err := c.scan(false, spanOf(send), spanOf(recv), op)
+	return err
+}
+
+func (c *Comm) scan(nb bool, s, r span, o Op) (*Request, error) {
+	op := opName(nb, "MPI_Scan", "MPI_Iscan")
+	return c.reduceAll(op, nb, s, r, o, func(inPlace C.int, req *C.MPI_Request) C.int {
+		return C.gc_scan(s.p, r.p, C.int(s.n), s.dt.h, o.h, c.h, inPlace, req)
+	})
+}
+
+// Exscan puts into recv of rank i > 0 the reduction with op of send of ranks
+// 0..i-1 (MPI_Exscan); recv of rank 0 is undefined, as in MPI. recv needs
+// len(send) elements; the same slice is in place.
+func Exscan[T Element](c *Comm, send, recv []T, op Op) error {
+	_, err := c.exscan(false, spanOf(send), spanOf(recv), op)
+	return err
+}
+
+func (c *Comm) exscan(nb bool, s, r span, o Op) (*Request, error) {
+	op := opName(nb, "MPI_Exscan", "MPI_Iexscan")
+	return c.reduceAll(op, nb, s, r, o, func(inPlace C.int, req *C.MPI_Request) C.int {
+		return C.gc_exscan(s.p, r.p, C.int(s.n), s.dt.h, o.h, c.h, inPlace, req)
+	})
+}
+
+// ReduceScatterBlock reduces send of every process with op and leaves block i
+// of the result, len(recv) elements, in recv of rank i
+// (MPI_Reduce_scatter_block); send needs Size()*len(recv) elements. The same
+// slice as send and recv, of Size()*n elements, is in place: the result goes
+// to its first n elements.
+func ReduceScatterBlock[T Element](c *Comm, send, recv []T, op Op) error {
+	_, err := c.reduceScatterBlock(false, spanOf(send), spanOf(recv), op)
+	return err
+}
+
+func (c *Comm) reduceScatterBlock(nb bool, s, r span, o Op) (*Request, error) {
+	op := opName(nb, "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block")
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	if err := r.need(op, "recv", 0); err != nil {
+		return nil, err
+	}
+	n, inPlace := r.n, same(s, r)
+	if inPlace {
+		if r.n%c.size != 0 {
+			return nil, misuse(ErrArg, op, "in-place buffer of %d elements is not %d equal blocks", r.n, c.size)
+		}
+		n = r.n / c.size
+	}
+	if err := checkCount(op, n); err != nil {
+		return nil, err
+	}
+	if err := s.need(op, "send", c.size*n); err != nil {
+		return nil, err
+	}
+	if !inPlace {
+		if err := overlap(op, s, c.size*n, r, n); err != nil {
+			return nil, err
+		}
+	}
+	slot, err := holdOp(op, o, s.dt)
+	if err != nil {
+		return nil, err
+	}
+	return c.collective(op, nb, s.dt, slot, func(req *C.MPI_Request) C.int {
+		return C.gc_reduce_scatter_block(s.p, r.p, C.int(n), s.dt.h, o.h, c.h, cbool(inPlace), req)
+	}, s, r)
+}
+
+// Gather collects send of every process into recv at root, rank i's block at
+// recv[i*len(send):] (MPI_Gather). recv needs Size()*len(send) bytes at the
+// root and is ignored (may be nil) elsewhere. At the root, send being exactly
+// the root's block of recv is in place.
+func (c *Comm) Gather(send, recv []byte, root int) error {
+	_, err := c.gather(false, byteSpan(send), byteSpan(recv), root)
+	return err
+}
+
+// Gather collects send of every process into recv at root (MPI_Gather); see
+// Comm.Gather.
+func Gather[T Element](c *Comm, send, recv []T, root int) error {
+	_, err := c.gather(false, spanOf(send), spanOf(recv), root)
+	return err
+}
+
+func (c *Comm) gather(nb bool, s, r span, root int) (*Request, error) {
+	op := opName(nb, "MPI_Gather", "MPI_Igather")
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	if err := c.checkRank(op, root); err != nil {
+		return nil, err
+	}
+	if err := s.need(op, "send", 0); err != nil {
+		return nil, err
+	}
+	n := s.n
+	if err := checkCount(op, n); err != nil {
+		return nil, err
+	}
+	inPlace := false
+	if c.rank == root {
+		var err error
+		if inPlace, err = c.gatherRecv(op, s, r, n); err != nil {
+			return nil, err
+		}
+	} else {
+		r = span{} // MPI ignores it; a nil recv is allowed here
+	}
+	return c.collective(op, nb, s.dt, -1, func(req *C.MPI_Request) C.int {
+		return C.gc_gather(s.p, r.p, C.int(n), s.dt.h, C.int(root), c.h, cbool(inPlace), req)
+	}, s, r)
+}
+
+// gatherRecv checks the receive buffer of Gather (at the root) and Allgather:
+// Size() blocks of n, with send in place when it is this rank's block.
+func (c *Comm) gatherRecv(op string, s, r span, n int) (inPlace bool, err error) {
+	if err := r.need(op, "recv", c.size*n); err != nil {
+		return false, err
+	}
+	if n > 0 && uintptr(s.p) == r.at(c.rank*n) {
+		return true, nil
+	}
+	return false, overlap(op, s, n, r, c.size*n)
+}
+
+// Scatter sends block i of send at root, send[i*len(recv):], to recv of rank
+// i (MPI_Scatter). send needs Size()*len(recv) bytes at the root and is
+// ignored (may be nil) elsewhere. At the root, recv being exactly the root's
+// block of send is in place.
+func (c *Comm) Scatter(send, recv []byte, root int) error {
+	_, err := c.scatter(false, byteSpan(send), byteSpan(recv), root)
+	return err
+}
+
+// Scatter sends block i of send at root to recv of rank i (MPI_Scatter); see
+// Comm.Scatter.
+func Scatter[T Element](c *Comm, send, recv []T, root int) error {
+	_, err := c.scatter(false, spanOf(send), spanOf(recv), root)
+	return err
+}
+
+func (c *Comm) scatter(nb bool, s, r span, root int) (*Request, error) {
+	op := opName(nb, "MPI_Scatter", "MPI_Iscatter")
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	if err := c.checkRank(op, root); err != nil {
+		return nil, err
+	}
+	if err := r.need(op, "recv", 0); err != nil {
+		return nil, err
+	}
+	n := r.n
+	if err := checkCount(op, n); err != nil {
+		return nil, err
+	}
+	inPlace := false
+	if c.rank == root {
+		if err := s.need(op, "send", c.size*n); err != nil {
+			return nil, err
+		}
+		inPlace = n > 0 && uintptr(r.p) == s.at(root*n)
+		if !inPlace {
+			if err := overlap(op, s, c.size*n, r, n); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		s = span{} // MPI ignores it; a nil send is allowed here
+	}
+	return c.collective(op, nb, r.dt, -1, func(req *C.MPI_Request) C.int {
+		return C.gc_scatter(s.p, r.p, C.int(n), r.dt.h, C.int(root), c.h, cbool(inPlace), req)
+	}, s, r)
+}
+
+// Allgather collects send of every process into recv of every process, rank
+// i's block at recv[i*len(send):] (MPI_Allgather); recv needs
+// Size()*len(send) bytes. send being exactly this rank's block of recv is in
+// place.
+func (c *Comm) Allgather(send, recv []byte) error {
+	_, err := c.allgather(false, byteSpan(send), byteSpan(recv))
+	return err
+}
+
+// Allgather collects send of every process into recv of every process
+// (MPI_Allgather); see Comm.Allgather.
+func Allgather[T Element](c *Comm, send, recv []T) error {
+	_, err := c.allgather(false, spanOf(send), spanOf(recv))
+	return err
+}
+
+func (c *Comm) allgather(nb bool, s, r span) (*Request, error) {
+	op := opName(nb, "MPI_Allgather", "MPI_Iallgather")
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	if err := s.need(op, "send", 0); err != nil {
+		return nil, err
+	}
+	n := s.n
+	if err := checkCount(op, n); err != nil {
+		return nil, err
+	}
+	inPlace, err := c.gatherRecv(op, s, r, n)
+	if err != nil {
+		return nil, err
+	}
+	return c.collective(op, nb, s.dt, -1, func(req *C.MPI_Request) C.int {
+		return C.gc_allgather(s.p, r.p, C.int(n), s.dt.h, c.h, cbool(inPlace), req)
+	}, s, r)
+}
+
+// Alltoall sends block j of send, len(send)/Size() bytes, to rank j, and
+// receives rank j's block for this rank into block j of recv (MPI_Alltoall).
+// len(send) must be a multiple of Size() and recv must be as long. The same
+// slice as send and recv is in place.
+func (c *Comm) Alltoall(send, recv []byte) error {
+	_, err := c.alltoall(false, byteSpan(send), byteSpan(recv))
+	return err
+}
+
+// Alltoall exchanges blocks between every pair of processes (MPI_Alltoall);
+// see Comm.Alltoall.
+func Alltoall[T Element](c *Comm, send, recv []T) error {
+	_, err := c.alltoall(false, spanOf(send), spanOf(recv))
+	return err
+}
+
+func (c *Comm) alltoall(nb bool, s, r span) (*Request, error) {
+	op := opName(nb, "MPI_Alltoall", "MPI_Ialltoall")
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	if err := s.need(op, "send", 0); err != nil {
+		return nil, err
+	}
+	if s.n%c.size != 0 {
+		return nil, misuse(ErrArg, op, "send of %d elements is not %d equal blocks", s.n, c.size)
+	}
+	n := s.n / c.size
+	if err := checkCount(op, n); err != nil {
+		return nil, err
+	}
+	if err := r.need(op, "recv", s.n); err != nil {
+		return nil, err
+	}
+	inPlace := same(s, r)
+	if !inPlace {
+		if err := overlap(op, s, s.n, r, s.n); err != nil {
+			return nil, err
+		}
+	}
+	return c.collective(op, nb, s.dt, -1, func(req *C.MPI_Request) C.int {
+		return C.gc_alltoall(s.p, r.p, C.int(n), s.dt.h, c.h, cbool(inPlace), req)
+	}, s, r)
+}

@@ -1,0 +1,94 @@
+#include <stdlib.h>
+#include <string.h>
+#include "gc_win.h"
+
+int gc_win_allocate(MPI_Aint size, int disp_unit, MPI_Comm c, void **base, MPI_Win *w) {
+	return MPI_Win_allocate(size, disp_unit, MPI_INFO_NULL, c, base, w);
+}
+
+int gc_win_create(void *base, MPI_Aint size, int disp_unit, MPI_Comm c, MPI_Win *w) {
+	return MPI_Win_create(base, size, disp_unit, MPI_INFO_NULL, c, w);
+}
+
+int gc_win_shape(MPI_Comm c, long long size, int disp_unit, long long *out) {
+	long long mine[2] = {size, disp_unit};
+	return MPI_Allgather(mine, 2, MPI_LONG_LONG, out, 2, MPI_LONG_LONG, c);
+}
+
+// group_of builds the group of the listed ranks of w's group; the caller frees it.
+static int group_of(MPI_Win w, int n, const int *ranks, MPI_Group *g) {
+	MPI_Group all;
+	int rc = MPI_Win_get_group(w, &all);
+	if (rc != MPI_SUCCESS) return rc;
+	rc = MPI_Group_incl(all, n, ranks, g);
+	MPI_Group_free(&all);
+	return rc;
+}
+
+// MPI keeps its own reference to the group during the epoch, so ours is
+// freed right after the call.
+int gc_win_post(MPI_Win w, int n, const int *ranks, int assert) {
+	MPI_Group g;
+	int rc = group_of(w, n, ranks, &g);
+	if (rc != MPI_SUCCESS) return rc;
+	rc = MPI_Win_post(g, assert, w);
+	MPI_Group_free(&g);
+	return rc;
+}
+
+int gc_win_start(MPI_Win w, int n, const int *ranks, int assert) {
+	MPI_Group g;
+	int rc = group_of(w, n, ranks, &g);
+	if (rc != MPI_SUCCESS) return rc;
+	rc = MPI_Win_start(g, assert, w);
+	MPI_Group_free(&g);
+	return rc;
+}
+
+int gc_win_name(MPI_Win w, char *buf, int len) {
+	char name[MPI_MAX_OBJECT_NAME + 1] = {0};
+	int n = 0, rc = MPI_Win_get_name(w, name, &n);
+	if (len <= 0) return rc;
+	strncpy(buf, name, (size_t)len - 1);
+	buf[len - 1] = 0;
+	return rc;
+}
+
+int gc_library_version(char *buf, int len) {
+	char v[MPI_MAX_LIBRARY_VERSION_STRING + 1] = {0};
+	int n = 0, rc = MPI_Get_library_version(v, &n);
+	if (len <= 0) return rc;
+	strncpy(buf, v, (size_t)len - 1);
+	buf[len - 1] = 0;
+	return rc;
+}
+
+int gc_one_node(MPI_Comm c, int *flag) {
+	MPI_Comm node;
+	int size, nsize, rc = MPI_Comm_split_type(c, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+	if (rc != MPI_SUCCESS) return rc;
+	MPI_Comm_size(c, &size);
+	MPI_Comm_size(node, &nsize);
+	*flag = size == nsize;
+	return MPI_Comm_free(&node);
+}
+
+int gc_osc_param(char *buf, int len) {
+	int prov, idx, count, rc = -1;
+	MPI_T_cvar_handle h;
+	if (len <= 0 || MPI_T_init_thread(MPI_THREAD_MULTIPLE, &prov) != MPI_SUCCESS) return -1;
+	if (MPI_T_cvar_get_index("osc", &idx) == MPI_SUCCESS &&
+	    MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) == MPI_SUCCESS) {
+		// A string variable's count is its capacity, which may exceed len.
+		char *tmp = calloc((size_t)count + 1, 1);
+		if (tmp != NULL && MPI_T_cvar_read(h, tmp) == MPI_SUCCESS) {
+			strncpy(buf, tmp, (size_t)len - 1);
+			buf[len - 1] = 0;
+			rc = 0;
+		}
+		free(tmp);
+		MPI_T_cvar_handle_free(&h);
+	}
+	MPI_T_finalize();
+	return rc;
+}

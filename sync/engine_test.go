@@ -1,0 +1,166 @@
+package sync
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fakeOp is an operation whose progress the test controls: each poll
+// delivers the tokens queued in the fake conduit.
+type fakeOp struct {
+	need, got int
+	syncAt    int // completions after which a sync may succeed
+	fail      error
+}
+
+func (o *fakeOp) Complete(uint32) { o.got++ }
+func (o *fakeOp) Step() error     { return o.fail }
+func (o *fakeOp) Syncable() bool  { return o.got >= o.syncAt }
+func (o *fakeOp) Finished() bool  { return o.got >= o.need }
+
+type fakeConduit struct{ queue []uint64 }
+
+func (c *fakeConduit) poll(done []uint64) ([]uint64, error) {
+	done = append(done, c.queue...)
+	c.queue = c.queue[:0]
+	return done, nil
+}
+
+func start(t *testing.T, e *Engine, op Op) (Handle, uint32) {
+	t.Helper()
+	slot, err := e.Reserve()
+	require.NoError(t, err)
+	h, err := e.Start(slot, op)
+	require.NoError(t, err)
+	return h, slot
+}
+
+func TestHandleLifecycle(t *testing.T) {
+	cd := &fakeConduit{}
+	e := NewEngine(cd.poll)
+
+	// Completed at initiation: the invalid handle, which syncs at once.
+	h, _ := start(t, e, &fakeOp{})
+	require.False(t, h.Valid())
+	ok, err := h.Try()
+	require.True(t, ok)
+	require.NoError(t, err)
+	require.Equal(t, 0, e.Live())
+
+	// Pending until its completions arrive.
+	op := &fakeOp{need: 2, syncAt: 2}
+	h, slot := start(t, e, op)
+	require.True(t, h.Valid())
+	ok, err = h.Try()
+	require.False(t, ok)
+	require.NoError(t, err)
+	cd.queue = append(cd.queue, Token(slot, 0), Token(slot, 1))
+	ok, err = h.Try()
+	require.True(t, ok)
+	require.NoError(t, err)
+	require.Equal(t, 0, e.Live(), "synced and finished: the slot is free")
+
+	// Syncing a dead handle is an error, not a hang.
+	_, err = h.Try()
+	require.ErrorIs(t, err, ErrDeadHandle)
+	require.ErrorIs(t, h.Wait(context.Background()), ErrDeadHandle)
+
+	// A reused slot does not revive the old handle.
+	h2, slot2 := start(t, e, &fakeOp{need: 1, syncAt: 1})
+	require.Equal(t, slot, slot2)
+	_, err = h.Try()
+	require.ErrorIs(t, err, ErrDeadHandle)
+
+	// Wait honours its context.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, h2.Wait(ctx), context.DeadlineExceeded)
+	cd.queue = append(cd.queue, Token(slot2, 0))
+	require.NoError(t, h2.Wait(context.Background()))
+}
+
+func TestSyncedButUnfinishedLingers(t *testing.T) {
+	cd := &fakeConduit{}
+	e := NewEngine(cd.poll)
+	// OUT_NOSYNC-like: syncable before finished.
+	h, slot := start(t, e, &fakeOp{need: 3, syncAt: 1})
+	cd.queue = append(cd.queue, Token(slot, 0))
+	require.NoError(t, h.Wait(context.Background()))
+	require.Equal(t, 1, e.Live(), "the operation stays until it finishes")
+	cd.queue = append(cd.queue, Token(slot, 1), Token(slot, 2))
+	require.NoError(t, e.Poll())
+	require.Equal(t, 0, e.Live())
+}
+
+func TestAllAndSome(t *testing.T) {
+	cd := &fakeConduit{}
+	e := NewEngine(cd.poll)
+	hs := make([]Handle, 4)
+	slots := make([]uint32, 4)
+	for i := range hs {
+		hs[i], slots[i] = start(t, e, &fakeOp{need: 1, syncAt: 1})
+	}
+	hs = append(hs, Handle{}) // the invalid handle is ignored
+	ok, err := TrySome(hs)
+	require.NoError(t, err)
+	require.False(t, ok)
+	cd.queue = append(cd.queue, Token(slots[2], 0))
+	require.NoError(t, WaitSome(context.Background(), hs))
+	require.False(t, hs[2].Valid(), "a synced entry becomes the invalid handle")
+	require.True(t, hs[0].Valid())
+	ok, err = TryAll(hs)
+	require.NoError(t, err)
+	require.False(t, ok)
+	for _, s := range []uint32{slots[0], slots[1], slots[3]} {
+		cd.queue = append(cd.queue, Token(s, 0))
+	}
+	require.NoError(t, WaitAll(context.Background(), hs))
+	for _, h := range hs {
+		require.False(t, h.Valid())
+	}
+	ok, err = TrySome(hs)
+	require.True(t, ok, "no valid handle left")
+	require.NoError(t, err)
+}
+
+func TestOperationErrorIsReportedOnce(t *testing.T) {
+	cd := &fakeConduit{}
+	e := NewEngine(cd.poll)
+	boom := errors.New("boom")
+	op := &fakeOp{need: 2, syncAt: 2}
+	h, slot := start(t, e, op)
+	op.fail = boom
+	cd.queue = append(cd.queue, Token(slot, 0))
+	require.ErrorIs(t, h.Wait(context.Background()), boom)
+	_, err := h.Try()
+	require.ErrorIs(t, err, ErrDeadHandle)
+	require.Equal(t, 0, e.Live())
+}
+
+func TestFlagsValidate(t *testing.T) {
+	good := InMySync | OutAllSync | Single
+	require.NoError(t, good.Validate())
+	require.NoError(t, (InNoSync | OutNoSync | Local | Aggregate | AllThreads | SrcInSegment | DstInSegment).Validate())
+	for _, c := range []struct {
+		f    Flags
+		want error
+	}{
+		{0, ErrNoInSync},
+		{OutMySync | Local, ErrNoInSync},
+		{InMySync | InNoSync | OutMySync | Local, ErrManyInSync},
+		{InMySync | Local, ErrNoOutSync},
+		{InMySync | OutMySync | OutAllSync | Local, ErrManyOutSync},
+		{InMySync | OutMySync, ErrNoAddressing},
+		{InMySync | OutMySync | Local | Single, ErrManyAddressing},
+		{good | 1<<31, ErrUnknownFlag},
+	} {
+		err := c.f.Validate()
+		require.ErrorIs(t, err, c.want, c.f.String())
+		require.ErrorIs(t, err, ErrFlags)
+	}
+	require.Equal(t, "InMySync|OutAllSync|Single", good.String())
+}
