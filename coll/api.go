@@ -36,7 +36,7 @@ func (im *Image) broadcast(t *images.Team, dst []byte, root int, src []byte, n i
 	a.need("dst", dst, n, true)
 	a.need("src", src, n, a.isRoot)
 	a.disjoint(dst[:min(len(dst), n)], src[:min(len(src), n)], a.isRoot, true)
-	return im.run(a, func(g geom) []round { return broadcastSched(g, im.opts.Tree, root, dst, src) })
+	return im.run(&a, func(g geom) []round { return broadcastSched(g, im.opts.Tree, root, dst, src) })
 }
 
 // Scatter sends block i of src (P blocks of nbytes) on the root to dst on
@@ -60,7 +60,7 @@ func (im *Image) scatter(t *images.Team, dst []byte, root int, src []byte, n int
 			a.err = nil // the root's own block may be its destination
 		}
 	}
-	return im.run(a, func(g geom) []round { return scatterSched(g, im.opts.Tree, root, dst, src) })
+	return im.run(&a, func(g geom) []round { return scatterSched(g, im.opts.Tree, root, dst, src) })
 }
 
 // Gather collects src (nbytes) of every image into block i of dst (P
@@ -84,7 +84,7 @@ func (im *Image) gather(t *images.Team, root int, dst, src []byte, n int, f gsyn
 			a.err = nil // the root's own block may be its source
 		}
 	}
-	return im.run(a, func(g geom) []round { return gatherSched(g, im.opts.Tree, root, dst, src) })
+	return im.run(&a, func(g geom) []round { return gatherSched(g, im.opts.Tree, root, dst, src) })
 }
 
 // GatherAll collects src (nbytes) of every image into block i of dst (P
@@ -109,7 +109,7 @@ func (im *Image) gatherAll(t *images.Team, dst, src []byte, n int, f gsync.Flags
 		}
 	}
 	algo := im.gatherAllAlgo()
-	return im.run(a, func(g geom) []round {
+	return im.run(&a, func(g geom) []round {
 		if algo == GatherAllExchange {
 			return gatherAllExchangeSched(g, dst, src)
 		}
@@ -152,7 +152,7 @@ func (im *Image) exchange(t *images.Team, dst, src []byte, n int, f gsync.Flags,
 	if a.err == nil {
 		a.disjoint(dst[:n*im.P], src[:n*im.P], true, false) // exchange has no exception
 	}
-	return im.run(a, func(g geom) []round { return exchangeSched(g, dst, src) })
+	return im.run(&a, func(g geom) []round { return exchangeSched(g, dst, src) })
 }
 
 // callArgs validates the common arguments; the first problem found is kept.
@@ -165,8 +165,8 @@ type callArgs struct {
 	err    error
 }
 
-func (im *Image) args(t *images.Team, root, n int, f gsync.Flags, nb bool) *callArgs {
-	a := &callArgs{t: t, f: f, n: n, single: f&gsync.Single != 0}
+func (im *Image) args(t *images.Team, root, n int, f gsync.Flags, nb bool) callArgs {
+	a := callArgs{t: t, f: f, n: n, single: f&gsync.Single != 0}
 	if a.err = im.check(); a.err != nil {
 		return a
 	}

@@ -47,6 +47,13 @@ type item struct {
 	done   bool
 }
 
+// roundState counts what a round still waits for.
+type roundState struct {
+	sendAt   int // index in items of the round's first send
+	recvLeft int // receives not complete
+	sendLeft int // sends not complete (or not started)
+}
+
 // schedOp executes a schedule; it implements sync.Op.
 type schedOp struct {
 	cd      Conduit
@@ -55,12 +62,14 @@ type schedOp struct {
 	tagBase int
 	rounds  []round
 	items   []item // the receives of all rounds, then the sends in round order
-	sendAt  []int  // index in items of each round's first send
+	state   []roundState
 
-	posted   bool
-	next     int   // next round to start
-	recvLeft []int // per round: receives not complete
-	sendLeft []int // per round: sends not complete (or not started)
+	posted bool
+	next   int // next round to start
+
+	// inline storage: most schedules have a few transfers and rounds
+	itemBuf  [4]item
+	stateBuf [3]roundState
 	// counts that decide the output sync modes
 	clientLeft     int // client transfers and copies not complete
 	clientRecvLeft int // client receives and copies into client memory not complete
@@ -68,25 +77,37 @@ type schedOp struct {
 }
 
 func newSchedOp(cd Conduit, out gsync.Flags, slot uint32, tagBase int, rounds []round) *schedOp {
-	o := &schedOp{cd: cd, out: out, slot: slot, tagBase: tagBase, rounds: rounds,
-		recvLeft: make([]int, len(rounds)), sendLeft: make([]int, len(rounds)), sendAt: make([]int, len(rounds))}
+	n := 0
+	for r := range rounds {
+		n += len(rounds[r].recvs) + len(rounds[r].sends)
+	}
+	o := &schedOp{cd: cd, out: out, slot: slot, tagBase: tagBase, rounds: rounds}
+	o.items = o.itemBuf[:0]
+	if n > len(o.itemBuf) {
+		o.items = make([]item, 0, n)
+	}
+	o.state = o.stateBuf[:0]
+	if len(rounds) > len(o.stateBuf) {
+		o.state = make([]roundState, 0, len(rounds))
+	}
+	o.state = o.state[:len(rounds)]
 	for r := range rounds {
 		for _, x := range rounds[r].recvs {
 			o.items = append(o.items, item{round: r, client: x.client})
 			o.count(x.client, true, 1)
 		}
-		o.recvLeft[r] = len(rounds[r].recvs)
+		o.state[r].recvLeft = len(rounds[r].recvs)
 		for _, c := range rounds[r].copies {
 			o.count(c.client, c.toClient, 1)
 		}
 	}
 	for r := range rounds {
-		o.sendAt[r] = len(o.items)
+		o.state[r].sendAt = len(o.items)
 		for _, x := range rounds[r].sends {
 			o.items = append(o.items, item{round: r, send: true, client: x.client})
 			o.count(x.client, false, 1)
 		}
-		o.sendLeft[r] = len(rounds[r].sends)
+		o.state[r].sendLeft = len(rounds[r].sends)
 	}
 	return o
 }
@@ -116,9 +137,9 @@ func (o *schedOp) Complete(idx uint32) {
 	it.done = true
 	o.countXfer(it, -1)
 	if it.send {
-		o.sendLeft[it.round]--
+		o.state[it.round].sendLeft--
 	} else {
-		o.recvLeft[it.round]--
+		o.state[it.round].recvLeft--
 	}
 }
 
@@ -141,12 +162,14 @@ func (o *schedOp) Step() error {
 		r := o.next
 		o.next++
 		for _, c := range o.rounds[r].copies {
-			copy(c.dst, c.src)
+			if len(c.dst) > 0 && &c.dst[0] != &c.src[0] { // identical blocks need no copy
+				copy(c.dst, c.src)
+			}
 			o.count(c.client, c.toClient, -1)
 		}
 		for k, x := range o.rounds[r].sends {
 			o.left++
-			if err := o.cd.Isend(x.peer, o.tagBase|x.sub, x.buf, gsync.Token(o.slot, uint32(o.sendAt[r]+k))); err != nil {
+			if err := o.cd.Isend(x.peer, o.tagBase|x.sub, x.buf, gsync.Token(o.slot, uint32(o.state[r].sendAt+k))); err != nil {
 				return err
 			}
 		}
@@ -157,7 +180,7 @@ func (o *schedOp) Step() error {
 // ready reports whether round r may start.
 func (o *schedOp) ready(r int) bool {
 	for q := 0; q < r; q++ {
-		if o.recvLeft[q] > 0 || (o.rounds[r].afterSends && o.sendLeft[q] > 0) {
+		if o.state[q].recvLeft > 0 || (o.rounds[r].afterSends && o.state[q].sendLeft > 0) {
 			return false
 		}
 	}

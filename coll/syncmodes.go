@@ -43,6 +43,9 @@ func barrierRounds(g geom, sub int) []round {
 // of this node is complete (afterSends); OUT_MYSYNC and OUT_NOSYNC are
 // decided by the executor's Syncable.
 func withSync(g geom, f gsync.Flags, data []round) []round {
+	if f.In() != gsync.InAllSync && f.Out() != gsync.OutAllSync {
+		return data
+	}
 	var rs []round
 	if f.In() == gsync.InAllSync {
 		rs = append(rs, barrierRounds(g, subEntry)...)

@@ -24,6 +24,7 @@ type Conduit struct {
 	tokens []uint64
 	pins   []*runtime.Pinner
 	idx    []C.int
+	out    C.int // Testsome's count; a field, since a local whose address goes to C escapes
 	spare  []*runtime.Pinner
 }
 
@@ -109,10 +110,10 @@ func (cd *Conduit) Poll(done []uint64) ([]uint64, error) {
 	if cap(cd.idx) < n {
 		cd.idx = make([]C.int, n)
 	}
-	var out C.int
-	if err := mpiErr("MPI_Testsome", C.gc_testsome(C.int(n), &cd.reqs[0], &out, &cd.idx[:n][0])); err != nil {
+	if err := mpiErr("MPI_Testsome", C.gc_testsome(C.int(n), &cd.reqs[0], &cd.out, &cd.idx[:n][0])); err != nil {
 		return done, err
 	}
+	out := cd.out
 	if out == C.MPI_UNDEFINED || out == 0 {
 		return done, nil
 	}

@@ -1,5 +1,6 @@
 // Package reducefn is the registered function table of gocoll's
-// computational collectives: the callback signature and the flags of an entry.
+// computational collectives: the callback signature, the flags of an entry,
+// and ready-made entries for the usual operators.
 package reducefn
 
 // Flags of a registered function.
@@ -15,16 +16,29 @@ const (
 	AMSafe
 )
 
-// Func is a (prefix) reduction callback in the spec's shape. right holds one
-// or more operands of elemSize bytes each, and results has room for as many;
-// left holds zero or more operands lying to the left of right. flags include
-// NonComm exactly when the entry was registered with it; arg is the caller's
-// argument passed through.
+// Func is a (prefix) reduction callback in the spec's shape, on elements of
+// elemSize bytes:
+//
+//   - right holds one or more operands and results has room for as many
+//     (len(results) == len(right), a multiple of elemSize);
+//   - left holds zero or more operands that lie to the left of right;
+//   - with acc the left-to-right fold of left (absent when left is empty),
+//     results[0] = acc op right[0] (or right[0] alone), and results[i] =
+//     results[i-1] op right[i]: the inclusive prefix.
+//
+// A reduction calls it with exactly one right operand. results may alias
+// neither left nor right. flags include NonComm exactly when the entry was
+// registered with it; arg is the caller's argument, passed through.
 type Func func(results, left, right []byte, elemSize int, flags Flags, arg int)
 
-// Entry is one registered function: the table is indexed by position, the
+// Entry is one registered function; the table is indexed by position, the
 // same on every node.
 type Entry struct {
 	Fn    Func
 	Flags Flags
+	// Scalar, when > 0, says that Fn treats an element as elemSize/Scalar
+	// independent scalars of Scalar bytes combined one by one (a vector of
+	// numbers): gocoll may then split elements at multiples of Scalar, and
+	// an elemSize that is not a multiple of Scalar is an error.
+	Scalar int
 }

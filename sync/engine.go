@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	stdsync "sync"
+	"time"
 )
 
 // Errors of handles and the engine; test with errors.Is.
@@ -229,15 +230,15 @@ func (h Handle) Try() (bool, error) {
 
 // Wait makes progress until the sync succeeds, ctx is done, or the operation fails.
 func (h Handle) Wait(ctx context.Context) error {
+	var sp spinner
 	for {
 		ok, err := h.Try()
 		if ok || err != nil {
 			return err
 		}
-		if err := ctx.Err(); err != nil {
+		if err := sp.spin(ctx); err != nil {
 			return err
 		}
-		runtime.Gosched()
 	}
 }
 
@@ -280,15 +281,15 @@ func TryAll(hs []Handle) (bool, error) {
 
 // WaitAll makes progress until every handle synced.
 func WaitAll(ctx context.Context, hs []Handle) error {
+	var sp spinner
 	for {
 		ok, err := TryAll(hs)
 		if ok || err != nil {
 			return err
 		}
-		if err := ctx.Err(); err != nil {
+		if err := sp.spin(ctx); err != nil {
 			return err
 		}
-		runtime.Gosched()
 	}
 }
 
@@ -301,14 +302,49 @@ func TrySome(hs []Handle) (bool, error) {
 
 // WaitSome makes progress until at least one valid handle synced.
 func WaitSome(ctx context.Context, hs []Handle) error {
+	var sp spinner
 	for {
 		ok, err := TrySome(hs)
 		if ok || err != nil {
 			return err
 		}
-		if err := ctx.Err(); err != nil {
+		if err := sp.spin(ctx); err != nil {
 			return err
 		}
-		runtime.Gosched()
 	}
+}
+
+// spinner paces a wait loop. Polling is what makes progress, so a waiter
+// spins; but it yields the processor every yieldEvery so that other
+// goroutines (other images, in-process nodes) run, and so that the runtime
+// does not take a goroutine that stays in cgo calls for long as hogging its
+// thread. Yielding on every poll would be far worse: for a goroutine locked
+// to its OS thread each runtime.Gosched is a thread hand-off costing tens of
+// microseconds. The context is checked at the same pace.
+type spinner struct {
+	n    int
+	last time.Time
+}
+
+const (
+	spinCheck  = 64 // polls between clock readings
+	yieldEvery = 50 * time.Microsecond
+)
+
+func (s *spinner) spin(ctx context.Context) error {
+	s.n++
+	if s.n%spinCheck != 0 {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	now := time.Now()
+	if s.last.IsZero() {
+		s.last = now
+	} else if now.Sub(s.last) >= yieldEvery {
+		runtime.Gosched()
+		s.last = time.Now()
+	}
+	return nil
 }

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/gocoll/gocoll/coll"
+	mpi "github.com/gocoll/gocoll/mpiconduit"
+)
+
+// bench holds the communicator and the buffers, allocated once for the
+// largest size and shared by the Go and the C loops.
+type bench struct {
+	comm     *mpi.Comm
+	rank, np int
+	sb, rb   []byte      // np*maxSize bytes each
+	sf, rf   []float64   // np*elems(maxSize) each
+	yield    bool        // yield to the Go scheduler in long timed loops
+	im       *coll.Image // gocoll's collectives, for the gocoll.* rows
+
+	ms0, ms1 runtime.MemStats
+}
+
+func newBench(c *mpi.Comm, maxSize int, yield bool) *bench {
+	b := &bench{comm: c, rank: c.Rank(), np: c.Size(), yield: yield}
+	b.sb = make([]byte, maxSize*b.np)
+	b.rb = make([]byte, maxSize*b.np)
+	b.sf = make([]float64, elems(maxSize)*b.np)
+	b.rf = make([]float64, elems(maxSize)*b.np)
+	for i := range b.sb {
+		b.sb[i] = byte(i + b.rank)
+	}
+	for i := range b.sf {
+		b.sf[i] = float64(i%1000) + float64(b.rank)
+	}
+	return b
+}
+
+// chunkSeconds bounds the time between two yields to the Go scheduler in a
+// timed loop. The Go runtime's sysmon treats a goroutine that has not been
+// through the scheduler for 10 ms (forcePreemptNS) as hogging its P: while it
+// makes back-to-back cgo calls, sysmon then retakes the P at every cgo call
+// it catches, waking every 20 us and handing the P to another thread, which
+// steals CPU from the MPI processes polling on the same cores (a C loop is one
+// cgo call and is retaken once). Yielding every few milliseconds, in the Go
+// and the C loops alike, keeps sysmon asleep; --yield=false shows the effect.
+const chunkSeconds = 4e-3
+
+// measure runs l: warm-up, barrier, timed loop. It returns this rank's
+// average latency in microseconds and its Go heap allocations per iteration
+// (counted outside the timed region).
+func (b *bench) measure(l loop, size, warmup, iters int) (us, allocs float64, err error) {
+	chunk := iters
+	if b.yield {
+		chunk = min(iters, 256)
+	}
+	if warmup > 0 {
+		t := mpi.Wtime()
+		if err := call(l, size, warmup); err != nil {
+			return 0, 0, err
+		}
+		chunk = b.nextChunk(chunk, warmup, mpi.Wtime()-t, iters)
+	}
+	if b.yield {
+		runtime.Gosched()
+	}
+	runtime.ReadMemStats(&b.ms0)
+	if err := b.comm.Barrier(); err != nil {
+		return 0, 0, err
+	}
+	t0 := mpi.Wtime()
+	for done, t := 0, t0; done < iters; {
+		n := min(chunk, iters-done)
+		if err := call(l, size, n); err != nil {
+			return 0, 0, err
+		}
+		if done += n; done < iters {
+			t1 := mpi.Wtime()
+			chunk = b.nextChunk(chunk, n, t1-t, iters)
+			runtime.Gosched()
+			t = mpi.Wtime()
+		}
+	}
+	t1 := mpi.Wtime()
+	runtime.ReadMemStats(&b.ms1)
+	return (t1 - t0) * 1e6 / float64(iters), float64(b.ms1.Mallocs-b.ms0.Mallocs) / float64(iters), nil
+}
+
+// call runs one stretch of a loop, turning a panic (a bug below, e.g. a cgo
+// pointer check) into an error so that the job aborts cleanly.
+func call(l loop, size, n int) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return l(size, n)
+}
+
+// nextChunk is the number of iterations that take about chunkSeconds, given
+// that n iterations took secs; without yields it is all of them.
+func (b *bench) nextChunk(chunk, n int, secs float64, iters int) int {
+	if !b.yield {
+		return iters
+	}
+	if secs <= 0 {
+		return min(2*chunk, iters)
+	}
+	c := int(chunkSeconds / secs * float64(n))
+	if secs < chunkSeconds/40 { // too short to trust: grow gradually
+		c = min(c, 2*chunk+1024)
+	}
+	return max(1, min(c, iters))
+}
+
+// Positions in the vectors reduced across ranks.
+const (
+	vGo = iota
+	vC
+	vAllocs
+	vRanks
+	vLen
+)
+
+// across reduces the per-rank figures to rank 0: min, max and sum (for the
+// average) over the ranks that took part.
+func (b *bench) across(active bool, goUs, cUs, allocs float64) (lo, hi, sum [vLen]float64, err error) {
+	in := [3][vLen]float64{
+		{math.Inf(1), math.Inf(1), math.Inf(1), 0},
+		{math.Inf(-1), math.Inf(-1), math.Inf(-1), 0},
+		{0, 0, 0, 0},
+	}
+	if active {
+		v := [vLen]float64{goUs, cUs, allocs, 1}
+		in = [3][vLen]float64{v, v, v}
+	}
+	out := [3]*[vLen]float64{&lo, &hi, &sum}
+	for i, op := range []mpi.Op{mpi.OpMin, mpi.OpMax, mpi.OpSum} {
+		if err := mpi.Reduce(b.comm, in[i][:], out[i][:], op, root); err != nil {
+			return lo, hi, sum, err
+		}
+	}
+	return lo, hi, sum, nil
+}
+
+// row measures one entry at one size: cfg.reps pairs of Go loop and C loop,
+// alternating which goes first, keeping each side's fastest repetition on
+// each rank; then the reduction across ranks. The row is meaningful on rank 0
+// only.
+func (b *bench) row(e entry, size int, cfg config) (row, error) {
+	warmup, iters := cfg.counts(size)
+	r := row{op: e.name, size: size, sized: e.sized, ranks: b.np, iters: iters, warmup: warmup}
+	goUs, cUs, allocs := math.Inf(1), math.Inf(1), 0.0
+	for rep := range max(1, cfg.reps) {
+		for side := range 2 {
+			if (side+rep)%2 == 0 {
+				us, a, err := b.measure(e.goLoop, size, warmup, iters)
+				if err != nil {
+					return r, fmt.Errorf("%s, %d bytes, Go loop: %w", e.name, size, err)
+				}
+				goUs, allocs = min(goUs, us), max(allocs, a)
+			} else {
+				us, _, err := b.measure(e.cLoop, size, warmup, iters)
+				if err != nil {
+					return r, fmt.Errorf("%s, %d bytes: %w", e.name, size, err)
+				}
+				cUs = min(cUs, us)
+			}
+		}
+	}
+	per := float64(max(1, e.perIter))
+	goUs, cUs, allocs = goUs/per, cUs/per, allocs/per
+	active := e.active == nil || e.active(b.rank)
+	lo, hi, sum, err := b.across(active, goUs, cUs, allocs)
+	if err != nil {
+		return r, fmt.Errorf("%s, %d bytes, reducing the results: %w", e.name, size, err)
+	}
+	if n := sum[vRanks]; n > 0 {
+		r.goAvg, r.goMin, r.goMax = sum[vGo]/n, lo[vGo], hi[vGo]
+		r.cAvg, r.cMin, r.cMax = sum[vC]/n, lo[vC], hi[vC]
+		r.allocs = hi[vAllocs]
+	}
+	return r, nil
+}
+
+// run measures every selected operation at every size. Rank 0 writes the
+// table to out and the CSV rows to csv (when not nil) as it goes.
+func run(cfg config, c *mpi.Comm, out, csv io.Writer) error {
+	b := newBench(c, cfg.maxSize, cfg.yield)
+	if err := b.initGocoll(); err != nil {
+		return fmt.Errorf("initializing gocoll: %w", err)
+	}
+	t := newTable(out, csv)
+	if b.rank == 0 {
+		t.header(headerInfo{
+			ranks: b.np, library: libraryVersion(), thread: mpi.Provided().String(),
+			gomaxprocs: runtime.GOMAXPROCS(0), cfg: cfg,
+		})
+	}
+	selected := map[string]bool{}
+	for _, n := range cfg.ops {
+		selected[n] = true
+	}
+	for _, e := range entries(b) {
+		if !selected[e.name] {
+			continue
+		}
+		if b.np < e.minRanks {
+			if b.rank == 0 {
+				t.note(fmt.Sprintf("%s skipped: needs %d ranks, running with %d", e.name, e.minRanks, b.np))
+			}
+			continue
+		}
+		sizes := []int{0}
+		if e.sized {
+			sizes = cfg.sizes()
+		}
+		for _, size := range sizes {
+			r, err := b.row(e, size, cfg)
+			if err != nil {
+				return err
+			}
+			if b.rank == 0 {
+				if err := t.row(r); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if b.rank == 0 {
+		return t.flush()
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	mpi "github.com/gocoll/gocoll/mpiconduit"
+)
+
+// TestMain runs the tests inside one MPI session: without mpirun the process
+// is an MPI singleton; scripts/mpirun-tests.sh also runs this binary under
+// mpirun at several rank counts, where TestRunSmoke runs every operation.
+func TestMain(m *testing.M) {
+	if _, err := mpi.Init(mpi.ThreadMultiple); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL: Init:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := mpi.Finalize(); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL: Finalize:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// TestRunSmoke runs the whole benchmark with a few iterations, sizes that are
+// not powers of two nor multiples of 8, and checks the table and the CSV.
+func TestRunSmoke(t *testing.T) {
+	w := mpi.World()
+	cfg := config{minSize: 3, maxSize: 40000, step: 16, iters: 3, warmup: 1, ops: opNames(), yield: true, reps: 2}
+	var out, csvOut bytes.Buffer
+	if err := run(cfg, w, &out, &csvOut); err != nil {
+		t.Fatal(err)
+	}
+	if w.Rank() != 0 {
+		if out.Len() != 0 || csvOut.Len() != 0 {
+			t.Errorf("rank %d wrote output: %q", w.Rank(), out.String())
+		}
+		return
+	}
+	sizes := cfg.sizes() // 3 48 768 12288 40000
+	want := 1 + 12*len(sizes)
+	if w.Size() >= 2 {
+		want += len(sizes)
+	} else if !strings.Contains(out.String(), "# PingPong skipped: needs 2 ranks, running with 1") {
+		t.Errorf("no note about PingPong at np 1:\n%s", out.String())
+	}
+	recs, err := csv.NewReader(&csvOut).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1+want {
+		t.Fatalf("%d CSV rows, want %d:\n%s", len(recs)-1, want, out.String())
+	}
+	seen := map[string]int{}
+	for _, r := range recs[1:] {
+		seen[r[0]]++
+		if r[2] != strconv.Itoa(w.Size()) {
+			t.Errorf("row %v: ranks %s", r, r[2])
+		}
+		for _, col := range []int{5, 6, 7, 8, 11} { // go avg/min/max, c avg, ratio
+			if v, err := strconv.ParseFloat(r[col], 64); err != nil || !(v > 0) {
+				t.Errorf("row %v: column %s = %q, want > 0", r, csvHeader[col], r[col])
+			}
+		}
+	}
+	for _, n := range opNames() {
+		if n == "PingPong" && w.Size() < 2 {
+			continue
+		}
+		if !strings.Contains(out.String(), "\n"+n+" ") {
+			t.Errorf("table lacks %s:\n%s", n, out.String())
+		}
+		if want := len(sizes); n != "Barrier" && seen[n] != want {
+			t.Errorf("%s: %d rows, want %d", n, seen[n], want)
+		}
+	}
+	t.Logf("\n%s", out.String())
+}
+
+// TestMeasureCountsAllocations checks the harness side of the Go loops: the
+// per-iteration allocations counted come from mpiconduit, never from the
+// loop itself (a loop of no calls allocates nothing).
+func TestMeasureCountsAllocations(t *testing.T) {
+	b := newBench(mpi.World(), 64, true)
+	var sink [][]byte
+	_, allocs, err := b.measure(func(_, iters int) error {
+		for range iters {
+			sink = append(sink[:0], make([]byte, 1000))
+		}
+		return nil
+	}, 8, 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs < 0.99 || allocs > 1.1 {
+		t.Errorf("allocs/op = %v, want 1", allocs)
+	}
+	_, allocs, err = b.measure(func(_, iters int) error { return nil }, 8, 1, 100)
+	if err != nil || allocs != 0 {
+		t.Errorf("empty loop: allocs/op = %v, err %v", allocs, err)
+	}
+	_ = sink
+}

@@ -1,0 +1,131 @@
+#include <string.h>
+#include "cloop.h"
+
+// Every loop stops at the first error, like the Go loops. Root is 0 and the
+// tag of the ping-pong is 1, as on the Go side.
+#define LOOP(call)                                   \
+	for (int i = 0; i < iters; i++) {            \
+		int rc = (call);                     \
+		if (rc != MPI_SUCCESS) return rc;    \
+	}                                            \
+	return MPI_SUCCESS
+
+int cb_pingpong(int rank, const void *sbuf, void *rbuf, int n, int iters) {
+	if (rank == 0) {
+		for (int i = 0; i < iters; i++) {
+			int rc = MPI_Send(sbuf, n, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+			if (rc != MPI_SUCCESS) return rc;
+			rc = MPI_Recv(rbuf, n, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			if (rc != MPI_SUCCESS) return rc;
+		}
+	} else if (rank == 1) {
+		for (int i = 0; i < iters; i++) {
+			int rc = MPI_Recv(rbuf, n, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			if (rc != MPI_SUCCESS) return rc;
+			rc = MPI_Send(sbuf, n, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+			if (rc != MPI_SUCCESS) return rc;
+		}
+	}
+	return MPI_SUCCESS;
+}
+
+int cb_barrier(int iters) { LOOP(MPI_Barrier(MPI_COMM_WORLD)); }
+
+int cb_bcast(void *buf, int n, int iters) { LOOP(MPI_Bcast(buf, n, MPI_BYTE, 0, MPI_COMM_WORLD)); }
+
+int cb_reduce(const double *s, double *r, int n, int iters) {
+	LOOP(MPI_Reduce(s, r, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
+}
+
+int cb_allreduce(const double *s, double *r, int n, int iters) {
+	LOOP(MPI_Allreduce(s, r, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+}
+
+int cb_gather(const void *s, void *r, int n, int iters) {
+	LOOP(MPI_Gather(s, n, MPI_BYTE, r, n, MPI_BYTE, 0, MPI_COMM_WORLD));
+}
+
+int cb_scatter(const void *s, void *r, int n, int iters) {
+	LOOP(MPI_Scatter(s, n, MPI_BYTE, r, n, MPI_BYTE, 0, MPI_COMM_WORLD));
+}
+
+int cb_allgather(const void *s, void *r, int n, int iters) {
+	LOOP(MPI_Allgather(s, n, MPI_BYTE, r, n, MPI_BYTE, MPI_COMM_WORLD));
+}
+
+int cb_alltoall(const void *s, void *r, int n, int iters) {
+	LOOP(MPI_Alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, MPI_COMM_WORLD));
+}
+
+int cb_scan(const double *s, double *r, int n, int iters) {
+	LOOP(MPI_Scan(s, r, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+}
+
+int cb_exscan(const double *s, double *r, int n, int iters) {
+	LOOP(MPI_Exscan(s, r, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+}
+
+int cb_reduce_scatter_block(const double *s, double *r, int n, int iters) {
+	LOOP(MPI_Reduce_scatter_block(s, r, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+}
+
+int cb_ibcast(void *buf, int n, int iters) {
+	for (int i = 0; i < iters; i++) {
+		MPI_Request req;
+		int rc = MPI_Ibcast(buf, n, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+		if (rc != MPI_SUCCESS) return rc;
+		rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS) return rc;
+	}
+	return MPI_SUCCESS;
+}
+
+int cb_iallreduce(const double *s, double *r, int n, int iters) {
+	for (int i = 0; i < iters; i++) {
+		MPI_Request req;
+		int rc = MPI_Iallreduce(s, r, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req);
+		if (rc != MPI_SUCCESS) return rc;
+		rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS) return rc;
+	}
+	return MPI_SUCCESS;
+}
+
+void cb_error_string(int code, char *buf, int len) {
+	char s[MPI_MAX_ERROR_STRING];
+	int n = 0;
+	if (MPI_Error_string(code, s, &n) != MPI_SUCCESS) n = 0;
+	if (n > len - 1) n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+}
+
+void cb_library_version(char *buf, int len) {
+	char s[MPI_MAX_LIBRARY_VERSION_STRING];
+	int n = 0;
+	if (MPI_Get_library_version(s, &n) != MPI_SUCCESS) n = 0;
+	int i = 0;
+	while (i < n && i < len - 1 && s[i] != '\n' && s[i] != ',' && s[i] != 0) {
+		buf[i] = s[i];
+		i++;
+	}
+	buf[i] = 0;
+}
+
+// The nonblocking data-movement collectives, initiated and waited for in turn.
+#define CB_NB(name, call)                                                     \
+	int name(const void *s, void *r, int n, int iters) {                  \
+		for (int i = 0; i < iters; i++) {                             \
+			MPI_Request req;                                      \
+			int rc = call;                                        \
+			if (rc != MPI_SUCCESS) return rc;                     \
+			rc = MPI_Wait(&req, MPI_STATUS_IGNORE);               \
+			if (rc != MPI_SUCCESS) return rc;                     \
+		}                                                             \
+		return MPI_SUCCESS;                                           \
+	}
+
+CB_NB(cb_igather, MPI_Igather(s, n, MPI_BYTE, r, n, MPI_BYTE, 0, MPI_COMM_WORLD, &req))
+CB_NB(cb_iscatter, MPI_Iscatter(s, n, MPI_BYTE, r, n, MPI_BYTE, 0, MPI_COMM_WORLD, &req))
+CB_NB(cb_iallgather, MPI_Iallgather(s, n, MPI_BYTE, r, n, MPI_BYTE, MPI_COMM_WORLD, &req))
+CB_NB(cb_ialltoall, MPI_Ialltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, MPI_COMM_WORLD, &req))

@@ -1,0 +1,34 @@
+// The C side of collbench: the same MPI operations as the Go loops, called
+// directly on MPI_COMM_WORLD in a tight C loop, so that the Go/C ratio is the
+// cost of the Go binding. Each function runs iters iterations and returns the
+// first MPI error code (MPI_SUCCESS when all went well); buffers belong to the
+// caller and are only used during the call.
+#ifndef GOCOLL_COLLBENCH_CLOOP_H
+#define GOCOLL_COLLBENCH_CLOOP_H
+#include <mpi.h>
+
+int cb_pingpong(int rank, const void *sbuf, void *rbuf, int n, int iters);
+int cb_barrier(int iters);
+int cb_bcast(void *buf, int n, int iters);
+int cb_reduce(const double *s, double *r, int n, int iters);
+int cb_allreduce(const double *s, double *r, int n, int iters);
+int cb_gather(const void *s, void *r, int n, int iters);
+int cb_scatter(const void *s, void *r, int n, int iters);
+int cb_allgather(const void *s, void *r, int n, int iters);
+int cb_alltoall(const void *s, void *r, int n, int iters);
+int cb_scan(const double *s, double *r, int n, int iters);
+int cb_exscan(const double *s, double *r, int n, int iters);
+int cb_reduce_scatter_block(const double *s, double *r, int n, int iters);
+int cb_ibcast(void *buf, int n, int iters);
+int cb_iallreduce(const double *s, double *r, int n, int iters);
+int cb_igather(const void *s, void *r, int n, int iters);
+int cb_iscatter(const void *s, void *r, int n, int iters);
+int cb_iallgather(const void *s, void *r, int n, int iters);
+int cb_ialltoall(const void *s, void *r, int n, int iters);
+
+// cb_error_string writes MPI's description of code into buf (len bytes).
+void cb_error_string(int code, char *buf, int len);
+// cb_library_version writes the first line of MPI_Get_library_version.
+void cb_library_version(char *buf, int len);
+
+#endif

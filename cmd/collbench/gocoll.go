@@ -1,0 +1,155 @@
+package main
+
+/*
+#include "cloop.h"
+*/
+import "C"
+
+import (
+	"context"
+
+	"github.com/gocoll/gocoll/coll"
+	mpi "github.com/gocoll/gocoll/mpiconduit"
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// gocoll's own collectives beside their native MPI counterparts: in these
+// rows the "Go" side is the gocoll collective (over the MPI conduit) and the
+// "C" side the native MPI collective called from C, so the ratio is gocoll
+// against native MPI in the same run. Blocking rows use IN_MYSYNC|OUT_MYSYNC,
+// the semantics of MPI's blocking collectives; NB rows initiate and wait,
+// against MPI's nonblocking collective and MPI_Wait.
+
+// myMy is the sync mode comparable to MPI's collectives.
+const myMy = gsync.InMySync | gsync.OutMySync | gsync.Local
+
+// gocollEntries are the rows of gocoll's collectives.
+func gocollEntries(b *bench) []entry {
+	return []entry{
+		{name: "gocoll.Broadcast", sized: true, goLoop: b.gBroadcast, cLoop: b.cBcast},
+		{name: "gocoll.Scatter", sized: true, goLoop: b.gScatter, cLoop: b.cScatter},
+		{name: "gocoll.Gather", sized: true, goLoop: b.gGather, cLoop: b.cGather},
+		{name: "gocoll.GatherAll", sized: true, goLoop: b.gGatherAll, cLoop: b.cAllgather},
+		{name: "gocoll.Exchange", sized: true, goLoop: b.gExchange, cLoop: b.cAlltoall},
+		{name: "gocoll.BroadcastNB", sized: true, goLoop: b.gBroadcastNB, cLoop: b.cIbcast},
+		{name: "gocoll.ScatterNB", sized: true, goLoop: b.gScatterNB, cLoop: b.cIscatter},
+		{name: "gocoll.GatherNB", sized: true, goLoop: b.gGatherNB, cLoop: b.cIgather},
+		{name: "gocoll.GatherAllNB", sized: true, goLoop: b.gGatherAllNB, cLoop: b.cIallgather},
+		{name: "gocoll.ExchangeNB", sized: true, goLoop: b.gExchangeNB, cLoop: b.cIalltoall},
+	}
+}
+
+// initGocoll starts gocoll's collectives on a conduit of their own (a
+// duplicate of the benchmark's communicator); collective.
+func (b *bench) initGocoll() error {
+	cd, err := mpi.NewConduit(b.comm)
+	if err != nil {
+		return err
+	}
+	b.im, err = coll.Init(cd, nil, nil, 0, coll.Options{})
+	return err
+}
+
+// collLoop repeats one gocoll initiation and, for NB rows, its wait.
+func (b *bench) collLoop(iters int, start func() (gsync.Handle, error)) error {
+	ctx := context.Background()
+	for range iters {
+		h, err := start()
+		if err != nil {
+			return err
+		}
+		if err := h.Wait(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// blocking repeats one blocking gocoll collective.
+func blocking(iters int, call func() error) error {
+	for range iters {
+		if err := call(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bcastBufs: the root's destination is its source (the spec allows the
+// source to be identical to a destination block), as MPI_Bcast has one buffer.
+func (b *bench) bcastBufs(size int) (dst, src []byte) {
+	if b.rank == root {
+		return b.sb[:size], b.sb[:size]
+	}
+	return b.rb[:size], nil
+}
+
+func (b *bench) gBroadcast(size, iters int) error {
+	im, t, dst, src := b.im, b.im.TeamAll(), b.sb[:0], b.sb[:0]
+	dst, src = b.bcastBufs(size)
+	return blocking(iters, func() error { return im.Broadcast(t, dst, root, src, size, myMy) })
+}
+
+func (b *bench) gBroadcastNB(size, iters int) error {
+	im, t := b.im, b.im.TeamAll()
+	dst, src := b.bcastBufs(size)
+	return b.collLoop(iters, func() (gsync.Handle, error) { return im.BroadcastNB(t, dst, root, src, size, myMy) })
+}
+
+func (b *bench) gScatter(size, iters int) error {
+	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size*b.np], b.rb[:size]
+	return blocking(iters, func() error { return im.Scatter(t, r, root, s, size, myMy) })
+}
+
+func (b *bench) gScatterNB(size, iters int) error {
+	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size*b.np], b.rb[:size]
+	return b.collLoop(iters, func() (gsync.Handle, error) { return im.ScatterNB(t, r, root, s, size, myMy) })
+}
+
+func (b *bench) gGather(size, iters int) error {
+	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size], b.rb[:size*b.np]
+	return blocking(iters, func() error { return im.Gather(t, root, r, s, size, myMy) })
+}
+
+func (b *bench) gGatherNB(size, iters int) error {
+	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size], b.rb[:size*b.np]
+	return b.collLoop(iters, func() (gsync.Handle, error) { return im.GatherNB(t, root, r, s, size, myMy) })
+}
+
+func (b *bench) gGatherAll(size, iters int) error {
+	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size], b.rb[:size*b.np]
+	return blocking(iters, func() error { return im.GatherAll(t, r, s, size, myMy) })
+}
+
+func (b *bench) gGatherAllNB(size, iters int) error {
+	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size], b.rb[:size*b.np]
+	return b.collLoop(iters, func() (gsync.Handle, error) { return im.GatherAllNB(t, r, s, size, myMy) })
+}
+
+func (b *bench) gExchange(size, iters int) error {
+	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size*b.np], b.rb[:size*b.np]
+	return blocking(iters, func() error { return im.Exchange(t, r, s, size, myMy) })
+}
+
+func (b *bench) gExchangeNB(size, iters int) error {
+	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size*b.np], b.rb[:size*b.np]
+	return b.collLoop(iters, func() (gsync.Handle, error) { return im.ExchangeNB(t, r, s, size, myMy) })
+}
+
+// The native nonblocking data movement from C, for the NB rows.
+
+func (b *bench) cIscatter(size, iters int) error {
+	return cErr("MPI_Iscatter", C.cb_iscatter(bytesPtr(b.sb), bytesPtr(b.rb), C.int(size), C.int(iters)))
+}
+
+func (b *bench) cIgather(size, iters int) error {
+	return cErr("MPI_Igather", C.cb_igather(bytesPtr(b.sb), bytesPtr(b.rb), C.int(size), C.int(iters)))
+}
+
+func (b *bench) cIallgather(size, iters int) error {
+	return cErr("MPI_Iallgather", C.cb_iallgather(bytesPtr(b.sb), bytesPtr(b.rb), C.int(size), C.int(iters)))
+}
+
+func (b *bench) cIalltoall(size, iters int) error {
+	return cErr("MPI_Ialltoall", C.cb_ialltoall(bytesPtr(b.sb), bytesPtr(b.rb), C.int(size), C.int(iters)))
+}

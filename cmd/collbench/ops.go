@@ -1,0 +1,237 @@
+package main
+
+import (
+	mpi "github.com/gocoll/gocoll/mpiconduit"
+)
+
+// loop runs one operation iters times at one message size in bytes, on the
+// bench's buffers (allocated once). It is the only code inside the timed
+// region, so it does nothing but the calls: no allocation, no closures or
+// interface conversions per iteration.
+type loop func(size, iters int) error
+
+// entry is one measured operation: the same operation as a Go loop and as a
+// C loop, both timed by the same harness. To measure another implementation
+// of an operation (e.g. gocoll's own collectives), add an entry whose goLoop
+// calls it and whose cLoop is the native C loop it is compared with.
+type entry struct {
+	name     string
+	sized    bool // false: size-less (Barrier), one row at size 0
+	minRanks int  // with fewer ranks the entry is skipped with a note
+	perIter  int  // iterations count this many latencies (2 for a ping-pong round trip)
+	// active reports whether a rank takes part; nil means every rank.
+	active func(rank int) bool
+	goLoop loop
+	cLoop  loop
+}
+
+// entries is the table of measured operations, in output order. b may be a
+// zero bench when only the names are needed.
+func entries(b *bench) []entry {
+	pair := func(r int) bool { return r < 2 }
+	return append([]entry{
+		{name: "PingPong", sized: true, minRanks: 2, perIter: 2, active: pair, goLoop: b.goPingPong, cLoop: b.cPingPong},
+		{name: "Barrier", goLoop: b.goBarrier, cLoop: b.cBarrier},
+		{name: "Bcast", sized: true, goLoop: b.goBcast, cLoop: b.cBcast},
+		{name: "Reduce", sized: true, goLoop: b.goReduce, cLoop: b.cReduce},
+		{name: "Allreduce", sized: true, goLoop: b.goAllreduce, cLoop: b.cAllreduce},
+		{name: "Gather", sized: true, goLoop: b.goGather, cLoop: b.cGather},
+		{name: "Scatter", sized: true, goLoop: b.goScatter, cLoop: b.cScatter},
+		{name: "Allgather", sized: true, goLoop: b.goAllgather, cLoop: b.cAllgather},
+		{name: "Alltoall", sized: true, goLoop: b.goAlltoall, cLoop: b.cAlltoall},
+		{name: "Scan", sized: true, goLoop: b.goScan, cLoop: b.cScan},
+		{name: "Exscan", sized: true, goLoop: b.goExscan, cLoop: b.cExscan},
+		{name: "ReduceScatterBlock", sized: true, goLoop: b.goReduceScatterBlock, cLoop: b.cReduceScatterBlock},
+		{name: "Ibcast", sized: true, goLoop: b.goIbcast, cLoop: b.cIbcast},
+		{name: "Iallreduce", sized: true, goLoop: b.goIallreduce, cLoop: b.cIallreduce},
+	}, gocollEntries(b)...)
+}
+
+// opNames are the names of the entries, in table order.
+func opNames() []string {
+	es := entries(&bench{})
+	names := make([]string, len(es))
+	for i, e := range es {
+		names[i] = e.name
+	}
+	return names
+}
+
+// elems is the float64 count of a reduction of size bytes.
+func elems(size int) int { return max(1, size/8) }
+
+const (
+	root    = 0
+	pingTag = 1 // tag of the ping-pong
+)
+
+// The Go loops: each slices its buffers once, then only calls mpiconduit.
+
+func (b *bench) goPingPong(size, iters int) error {
+	c, s, r := b.comm, b.sb[:size], b.rb[:size]
+	switch b.rank {
+	case 0:
+		for range iters {
+			if err := c.Send(s, 1, pingTag); err != nil {
+				return err
+			}
+			if _, err := c.Recv(r, 1, pingTag); err != nil {
+				return err
+			}
+		}
+	case 1:
+		for range iters {
+			if _, err := c.Recv(r, 0, pingTag); err != nil {
+				return err
+			}
+			if err := c.Send(s, 0, pingTag); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (b *bench) goBarrier(_, iters int) error {
+	c := b.comm
+	for range iters {
+		if err := c.Barrier(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) goBcast(size, iters int) error {
+	c, buf := b.comm, b.sb[:size]
+	for range iters {
+		if err := c.Bcast(buf, root); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) goReduce(size, iters int) error {
+	n := elems(size)
+	c, s, r := b.comm, b.sf[:n], b.rf[:n]
+	for range iters {
+		if err := mpi.Reduce(c, s, r, mpi.OpSum, root); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) goAllreduce(size, iters int) error {
+	n := elems(size)
+	c, s, r := b.comm, b.sf[:n], b.rf[:n]
+	for range iters {
+		if err := mpi.Allreduce(c, s, r, mpi.OpSum); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) goGather(size, iters int) error {
+	c, s, r := b.comm, b.sb[:size], b.rb[:size*b.np]
+	for range iters {
+		if err := c.Gather(s, r, root); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) goScatter(size, iters int) error {
+	c, s, r := b.comm, b.sb[:size*b.np], b.rb[:size]
+	for range iters {
+		if err := c.Scatter(s, r, root); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) goAllgather(size, iters int) error {
+	c, s, r := b.comm, b.sb[:size], b.rb[:size*b.np]
+	for range iters {
+		if err := c.Allgather(s, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) goAlltoall(size, iters int) error {
+	c, s, r := b.comm, b.sb[:size*b.np], b.rb[:size*b.np]
+	for range iters {
+		if err := c.Alltoall(s, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) goScan(size, iters int) error {
+	n := elems(size)
+	c, s, r := b.comm, b.sf[:n], b.rf[:n]
+	for range iters {
+		if err := mpi.Scan(c, s, r, mpi.OpSum); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) goExscan(size, iters int) error {
+	n := elems(size)
+	c, s, r := b.comm, b.sf[:n], b.rf[:n]
+	for range iters {
+		if err := mpi.Exscan(c, s, r, mpi.OpSum); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) goReduceScatterBlock(size, iters int) error {
+	n := elems(size)
+	c, s, r := b.comm, b.sf[:n*b.np], b.rf[:n]
+	for range iters {
+		if err := mpi.ReduceScatterBlock(c, s, r, mpi.OpSum); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) goIbcast(size, iters int) error {
+	c, buf := b.comm, b.sb[:size]
+	for range iters {
+		req, err := c.Ibcast(buf, root)
+		if err != nil {
+			return err
+		}
+		if _, err := req.Wait(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) goIallreduce(size, iters int) error {
+	n := elems(size)
+	c, s, r := b.comm, b.sf[:n], b.rf[:n]
+	for range iters {
+		req, err := mpi.Iallreduce(c, s, r, mpi.OpSum)
+		if err != nil {
+			return err
+		}
+		if _, err := req.Wait(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// row is one line of the result: latencies in microseconds across ranks.
+type row struct {
+	op                  string
+	size                int  // bytes (per block for the data movement collectives)
+	sized               bool // false: size-less operation, size not shown
+	ranks               int
+	iters, warmup       int
+	goAvg, goMin, goMax float64
+	cAvg, cMin, cMax    float64
+	allocs              float64 // Go heap allocations per iteration, worst rank
+}
+
+// ratio is Go avg over C avg (0 when C took no measurable time).
+func (r row) ratio() float64 {
+	if r.cAvg <= 0 {
+		return 0
+	}
+	return r.goAvg / r.cAvg
+}
+
+type headerInfo struct {
+	ranks      int
+	library    string
+	thread     string
+	gomaxprocs int
+	cfg        config
+}
+
+// table writes the OSU-style text table and, optionally, the CSV rows.
+type table struct {
+	out io.Writer
+	csv *csv.Writer
+	err error
+}
+
+func newTable(out, csvOut io.Writer) *table {
+	t := &table{out: out}
+	if csvOut != nil {
+		t.csv = csv.NewWriter(csvOut)
+		t.err = t.csv.Write(csvHeader)
+	}
+	return t
+}
+
+var csvHeader = []string{
+	"op", "size_bytes", "ranks", "iters", "warmup",
+	"go_avg_us", "go_min_us", "go_max_us", "c_avg_us", "c_min_us", "c_max_us",
+	"ratio_go_c", "go_allocs_per_op",
+}
+
+const rowFormat = "%-18s %9s %10s %10s %10s %10s %7s %9s\n"
+
+func (t *table) printf(format string, args ...any) {
+	if t.err == nil {
+		_, t.err = fmt.Fprintf(t.out, format, args...)
+	}
+}
+
+func (t *table) header(h headerInfo) {
+	t.printf("# gocoll collbench: MPI through mpiconduit (Go) vs the same calls from C, one run\n")
+	t.printf("# %s, np %d, %s, GOMAXPROCS %d\n", h.library, h.ranks, h.thread, h.gomaxprocs)
+	t.printf("# iterations %d, warm-up %d (scaled down above %s, at least %d); latency in us;\n",
+		h.cfg.iters, h.cfg.warmup, formatSize(scaleAbove), min(h.cfg.iters, minIters))
+	t.printf("# best of %d repetitions (Go and C alternating) of warm-up, barrier, timed loop;\n", max(1, h.cfg.reps))
+	t.printf("# avg/min/max across ranks of each rank's average; Go/C = Go avg / C avg\n")
+	t.printf(rowFormat, "# Operation", "Size(B)", "Go avg", "Go min", "Go max", "C avg", "Go/C", "allocs/op")
+}
+
+func (t *table) note(s string) {
+	t.printf("# %s\n", s)
+}
+
+func us(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+func (t *table) row(r row) error {
+	size := "-"
+	if r.sized {
+		size = strconv.Itoa(r.size)
+	}
+	t.printf(rowFormat, r.op, size, us(r.goAvg), us(r.goMin), us(r.goMax), us(r.cAvg),
+		strconv.FormatFloat(r.ratio(), 'f', 2, 64), strconv.FormatFloat(r.allocs, 'f', 2, 64))
+	if t.csv != nil && t.err == nil {
+		f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+		t.err = t.csv.Write([]string{
+			r.op, strconv.Itoa(r.size), strconv.Itoa(r.ranks), strconv.Itoa(r.iters), strconv.Itoa(r.warmup),
+			f(r.goAvg), f(r.goMin), f(r.goMax), f(r.cAvg), f(r.cMin), f(r.cMax),
+			f(r.ratio()), f(r.allocs),
+		})
+	}
+	return t.err
+}
+
+// flush ends the table and writes out buffered CSV rows.
+func (t *table) flush() error {
+	if t.csv != nil {
+		t.csv.Flush()
+		if t.err == nil {
+			t.err = t.csv.Error()
+		}
+	}
+	return t.err
+}

@@ -1,0 +1,56 @@
+// Package coll is gocoll's collectives: the GASNet collectives design
+// (v1.7.1.4) in Go, over any Conduit (MPI through mpiconduit, or the
+// in-process conduit of colltest for tests).
+//
+// # Use
+//
+// Every node calls Init once with its conduit; the returned Image starts
+// collectives. Each collective takes a team (TeamAll for now), exactly one
+// input sync mode, one output sync mode and one addressing mode (package
+// sync's flags), and has a blocking and a non-blocking (...NB) form. A
+// non-blocking collective returns a sync.Handle to Try or Wait on; handles
+// are node-local and may be synced in any order on different nodes.
+//
+// # Where the rules live
+//
+//   - Flags are validated by sync.Flags.Validate.
+//   - Input sync modes are enforced in withSync (syncmodes.go): IN_ALLSYNC
+//     prepends a dissemination barrier; IN_MYSYNC and IN_NOSYNC need none,
+//     because a point-to-point transfer reads its source only after the
+//     sending node entered and writes its destination only after the
+//     receiving node entered.
+//   - Output sync modes are enforced in schedOp.Syncable (sched.go):
+//     OUT_NOSYNC succeeds once this node's destinations are written,
+//     OUT_MYSYNC once every transfer touching this node's data areas is
+//     complete, OUT_ALLSYNC after a barrier that starts once this node's
+//     transfers are complete.
+//   - Trees are built in trees.go; the schedules of the five collectives in
+//     movement.go.
+//
+// # Addressing
+//
+// Go has no global address space: a slice always names memory of the
+// calling node. Single promises that the arguments agree across nodes and
+// requires every argument on every node; Local lets a node pass only what
+// applies to it (nil elsewhere).
+//
+// # Algorithms
+//
+// Broadcast, scatter and gather use a tree over team ranks relative to the
+// root: Binomial (default), Binary or Flat (Options.Tree). Every subtree is
+// a contiguous run of ranks, so each edge carries one contiguous run of
+// blocks. Exchange runs P-1 steps in which node p sends to (p+i) mod P.
+// Gather_all uses either the exchange-like pattern or dissemination
+// (round i: p sends to (p+2^i) mod P the min(2^i, P-2^i) blocks it lacks,
+// no surplus). With A = L/max(o,g) (Options.A, default DefaultA), exchange
+// costs about (P-1)+A and dissemination ceil(lg P)*(A+1) gaps; the cheaper
+// wins, exchange on ties. With A = 4 that is exchange up to P = 16.
+//
+// # Progress
+//
+// Progress is made inside initiation, Try, Wait, Poll and Barrier; no
+// collective needs anything from another node beyond its own initiation and
+// polling. A node whose handles are synced may still be needed to forward
+// data or finish relaxed (OUT_NOSYNC) sends, so it must keep calling gocoll
+// (end with a Barrier) before it stops.
+package coll
