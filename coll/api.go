@@ -161,7 +161,8 @@ type callArgs struct {
 	f      gsync.Flags
 	single bool
 	isRoot bool
-	n      int
+	n      int // block size of the data-movement collectives
+	es     int // element size of the computational ones
 	err    error
 }
 

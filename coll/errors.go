@@ -21,6 +21,11 @@ var (
 	ErrOverlap        = errors.New("gocoll: source and destination overlap")
 	ErrAggregate      = errors.New("gocoll: aggregation is not available yet")
 	ErrConduit        = errors.New("gocoll: conduit does not fit")
+	ErrFunction       = errors.New("gocoll: function index not in the registered table")
+	ErrElemSize       = errors.New("gocoll: element size must be > 0 and fit the function")
+	ErrElemCount      = errors.New("gocoll: element count must be > 0")
+	ErrBufferLength   = errors.New("gocoll: buffer length is not a multiple of the element size")
+	ErrLayout         = errors.New("gocoll: layout outside what the spec allows")
 
 	// Re-exported from package sync for callers that import only coll.
 	ErrDeadHandle = gsync.ErrDeadHandle

@@ -41,7 +41,7 @@ func broadcastSched(g geom, t Tree, root int, dst, src []byte) []round {
 	if pos.parent < 0 {
 		from = src
 		if dst != nil {
-			r0.copies = append(r0.copies, copyOp{dst[:g.n], src[:g.n], true, true})
+			r0.copies = append(r0.copies, cp(dst[:g.n], src[:g.n], true))
 		}
 	} else {
 		r0.recvs = append(r0.recvs, xfer{g.node(g.abs(root, pos.parent)), 0, dst[:g.n], true})
@@ -63,7 +63,7 @@ func scatterSched(g geom, t Tree, root int, dst, src []byte) []round {
 	pos := t.locate(g.P, g.rel(root))
 	var r0, r1 round
 	if pos.parent < 0 {
-		r0.copies = append(r0.copies, copyOp{dst[:g.n], g.block(src, root), true, true})
+		r0.copies = append(r0.copies, cp(dst[:g.n], g.block(src, root), true))
 		for i := len(pos.children) - 1; i >= 0; i-- {
 			c := pos.children[i]
 			buf, copies := g.gatherRuns(src, g.abs(root, c.lo), c.size())
@@ -79,7 +79,7 @@ func scatterSched(g geom, t Tree, root int, dst, src []byte) []round {
 	}
 	tmp := make([]byte, pos.sub.size()*g.n)
 	r0.recvs = append(r0.recvs, xfer{parent, 0, tmp, false})
-	r1.copies = append(r1.copies, copyOp{dst[:g.n], tmp[:g.n], true, true})
+	r1.copies = append(r1.copies, cp(dst[:g.n], tmp[:g.n], true))
 	for i := len(pos.children) - 1; i >= 0; i-- {
 		c := pos.children[i]
 		off := c.lo - pos.sub.lo
@@ -98,7 +98,7 @@ func (g geom) gatherRuns(b []byte, lo, count int) ([]byte, []copyOp) {
 	}
 	tmp := make([]byte, count*g.n)
 	k := ps[0].count * g.n // the copies run when the round starts, never while building
-	return tmp, []copyOp{{tmp[:k], g.run(b, ps[0]), true, false}, {tmp[k:], g.run(b, ps[1]), true, false}}
+	return tmp, []copyOp{cp(tmp[:k], g.run(b, ps[0]), false), cp(tmp[k:], g.run(b, ps[1]), false)}
 }
 
 // gatherSched: the scatter tree reversed; inner nodes collect their
@@ -107,7 +107,7 @@ func gatherSched(g geom, t Tree, root int, dst, src []byte) []round {
 	pos := t.locate(g.P, g.rel(root))
 	var r0, r1 round
 	if pos.parent < 0 {
-		r0.copies = append(r0.copies, copyOp{g.block(dst, root), src[:g.n], true, true})
+		r0.copies = append(r0.copies, cp(g.block(dst, root), src[:g.n], true))
 		for _, c := range pos.children {
 			ps := g.pieces(g.abs(root, c.lo), c.size())
 			if len(ps) == 1 {
@@ -117,8 +117,8 @@ func gatherSched(g geom, t Tree, root int, dst, src []byte) []round {
 			tmp := make([]byte, c.size()*g.n)
 			k := ps[0].count * g.n
 			r0.recvs = append(r0.recvs, xfer{g.node(g.abs(root, c.lo)), 0, tmp, false})
-			r1.copies = append(r1.copies, copyOp{g.run(dst, ps[0]), tmp[:k], true, true},
-				copyOp{g.run(dst, ps[1]), tmp[k:], true, true})
+			r1.copies = append(r1.copies, cp(g.run(dst, ps[0]), tmp[:k], true),
+				cp(g.run(dst, ps[1]), tmp[k:], true))
 		}
 		return []round{r0, r1}
 	}
@@ -128,7 +128,7 @@ func gatherSched(g geom, t Tree, root int, dst, src []byte) []round {
 		return []round{r0}
 	}
 	tmp := make([]byte, pos.sub.size()*g.n)
-	r0.copies = append(r0.copies, copyOp{tmp[:g.n], src[:g.n], true, false})
+	r0.copies = append(r0.copies, cp(tmp[:g.n], src[:g.n], false))
 	for _, c := range pos.children {
 		off := c.lo - pos.sub.lo
 		r0.recvs = append(r0.recvs, xfer{g.node(g.abs(root, c.lo)), 0, tmp[off*g.n : (off+c.size())*g.n], false})
@@ -141,7 +141,7 @@ func gatherSched(g geom, t Tree, root int, dst, src []byte) []round {
 // i = 1..P-1, so that in each step every node receives exactly once.
 func exchangeSched(g geom, dst, src []byte) []round {
 	var r round
-	r.copies = append(r.copies, copyOp{g.block(dst, g.me), g.block(src, g.me), true, true})
+	r.copies = append(r.copies, cp(g.block(dst, g.me), g.block(src, g.me), true))
 	for i := 1; i < g.P; i++ {
 		from := (g.me - i + g.P) % g.P
 		r.recvs = append(r.recvs, xfer{g.node(from), 0, g.block(dst, from), true})
@@ -156,7 +156,7 @@ func exchangeSched(g geom, dst, src []byte) []round {
 // gatherAllExchangeSched: like exchange, with the same block to everyone.
 func gatherAllExchangeSched(g geom, dst, src []byte) []round {
 	var r round
-	r.copies = append(r.copies, copyOp{g.block(dst, g.me), src[:g.n], true, true})
+	r.copies = append(r.copies, cp(g.block(dst, g.me), src[:g.n], true))
 	for i := 1; i < g.P; i++ {
 		from := (g.me - i + g.P) % g.P
 		r.recvs = append(r.recvs, xfer{g.node(from), 0, g.block(dst, from), true})
@@ -177,7 +177,7 @@ func gatherAllDisseminationSched(g geom, dst, src []byte) []round {
 		c := min(d, g.P-d)
 		var r round
 		if i == 0 {
-			r.copies = append(r.copies, copyOp{g.block(dst, g.me), src[:g.n], true, true})
+			r.copies = append(r.copies, cp(g.block(dst, g.me), src[:g.n], true))
 		}
 		from := (g.me - d + g.P) % g.P
 		for k, p := range g.pieces(from-c+1, c) {
@@ -189,7 +189,7 @@ func gatherAllDisseminationSched(g geom, dst, src []byte) []round {
 		rs = append(rs, r)
 	}
 	if len(rs) == 0 { // P == 1
-		rs = append(rs, round{copies: []copyOp{{g.block(dst, g.me), src[:g.n], true, true}}})
+		rs = append(rs, round{copies: []copyOp{cp(g.block(dst, g.me), src[:g.n], true)}})
 	}
 	return rs
 }

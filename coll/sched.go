@@ -19,12 +19,19 @@ type xfer struct {
 	client bool
 }
 
-// copyOp is a local copy, done when its round starts. Copies are
-// alias-safe, which covers the spec's identical-block exceptions.
+// copyOp is local work done when its round starts: a copy of src to dst
+// (alias-safe, which covers the spec's identical-block exceptions), or, when
+// fn is set, a computation such as a reduction step.
 type copyOp struct {
 	dst, src []byte
 	client   bool // touches the caller's data areas
 	toClient bool // writes the caller's data areas
+	fn       func()
+}
+
+// compute is local work that is not a copy.
+func compute(client, toClient bool, fn func()) copyOp {
+	return copyOp{client: client, toClient: toClient, fn: fn}
 }
 
 // round is a step of a schedule. Every receive of every round is posted at
@@ -162,7 +169,10 @@ func (o *schedOp) Step() error {
 		r := o.next
 		o.next++
 		for _, c := range o.rounds[r].copies {
-			if len(c.dst) > 0 && &c.dst[0] != &c.src[0] { // identical blocks need no copy
+			switch {
+			case c.fn != nil:
+				c.fn()
+			case len(c.dst) > 0 && &c.dst[0] != &c.src[0]: // identical blocks need no copy
 				copy(c.dst, c.src)
 			}
 			o.count(c.client, c.toClient, -1)
@@ -209,4 +219,9 @@ func (o *schedOp) Syncable() bool {
 		return o.clientLeft == 0
 	}
 	return o.Finished()
+}
+
+// cp is a copy between buffers of which one or both are the caller's.
+func cp(dst, src []byte, toClient bool) copyOp {
+	return copyOp{dst: dst, src: src, client: true, toClient: toClient}
 }

@@ -1,6 +1,13 @@
 // Package reducefn is the registered function table of gocoll's
 // computational collectives: the callback signature, the flags of an entry,
 // and ready-made entries for the usual operators.
+//
+// The ready-made entries (Sum, Prod, Min, Max, BitAnd, BitOr, BitXor,
+// LogAnd, LogOr, LogXor, MinLoc, MaxLoc, MinString, MaxString) are
+// commutative, AM-safe and allocation-free. The numeric ones view the
+// buffers as []T in place, so results, left and right must be aligned for
+// T, as the spec requires of computational collectives: a []T seen through
+// Bytes is.
 package reducefn
 
 // Flags of a registered function.

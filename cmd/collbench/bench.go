@@ -52,7 +52,7 @@ const chunkSeconds = 4e-3
 // measure runs l: warm-up, barrier, timed loop. It returns this rank's
 // average latency in microseconds and its Go heap allocations per iteration
 // (counted outside the timed region).
-func (b *bench) measure(l loop, size, warmup, iters int) (us, allocs float64, err error) {
+func (b *bench) measure(l loop, drain func() error, size, warmup, iters int) (us, allocs float64, err error) {
 	chunk := iters
 	if b.yield {
 		chunk = min(iters, 256)
@@ -63,6 +63,11 @@ func (b *bench) measure(l loop, size, warmup, iters int) (us, allocs float64, er
 			return 0, 0, err
 		}
 		chunk = b.nextChunk(chunk, warmup, mpi.Wtime()-t, iters)
+		if drain != nil {
+			if err := drain(); err != nil {
+				return 0, 0, err
+			}
+		}
 	}
 	if b.yield {
 		runtime.Gosched()
@@ -86,6 +91,11 @@ func (b *bench) measure(l loop, size, warmup, iters int) (us, allocs float64, er
 	}
 	t1 := mpi.Wtime()
 	runtime.ReadMemStats(&b.ms1)
+	if drain != nil {
+		if err := drain(); err != nil {
+			return 0, 0, err
+		}
+	}
 	return (t1 - t0) * 1e6 / float64(iters), float64(b.ms1.Mallocs-b.ms0.Mallocs) / float64(iters), nil
 }
 
@@ -157,13 +167,13 @@ func (b *bench) row(e entry, size int, cfg config) (row, error) {
 	for rep := range max(1, cfg.reps) {
 		for side := range 2 {
 			if (side+rep)%2 == 0 {
-				us, a, err := b.measure(e.goLoop, size, warmup, iters)
+				us, a, err := b.measure(e.goLoop, e.drain, size, warmup, iters)
 				if err != nil {
 					return r, fmt.Errorf("%s, %d bytes, Go loop: %w", e.name, size, err)
 				}
 				goUs, allocs = min(goUs, us), max(allocs, a)
 			} else {
-				us, _, err := b.measure(e.cLoop, size, warmup, iters)
+				us, _, err := b.measure(e.cLoop, nil, size, warmup, iters)
 				if err != nil {
 					return r, fmt.Errorf("%s, %d bytes: %w", e.name, size, err)
 				}

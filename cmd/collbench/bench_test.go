@@ -43,8 +43,8 @@ func TestRunSmoke(t *testing.T) {
 		}
 		return
 	}
-	sizes := cfg.sizes() // 3 48 768 12288 40000
-	want := 1 + 12*len(sizes)
+	sizes := cfg.sizes()                      // 3 48 768 12288 40000
+	want := 1 + (len(opNames())-2)*len(sizes) // Barrier is one row; PingPong below
 	if w.Size() >= 2 {
 		want += len(sizes)
 	} else if !strings.Contains(out.String(), "# PingPong skipped: needs 2 ranks, running with 1") {
@@ -94,14 +94,14 @@ func TestMeasureCountsAllocations(t *testing.T) {
 			sink = append(sink[:0], make([]byte, 1000))
 		}
 		return nil
-	}, 8, 1, 100)
+	}, nil, 8, 1, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if allocs < 0.99 || allocs > 1.1 {
 		t.Errorf("allocs/op = %v, want 1", allocs)
 	}
-	_, allocs, err = b.measure(func(_, iters int) error { return nil }, 8, 1, 100)
+	_, allocs, err = b.measure(func(_, iters int) error { return nil }, nil, 8, 1, 100)
 	if err != nil || allocs != 0 {
 		t.Errorf("empty loop: allocs/op = %v, err %v", allocs, err)
 	}

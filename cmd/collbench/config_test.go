@@ -73,7 +73,7 @@ func TestCounts(t *testing.T) {
 
 func TestParseOps(t *testing.T) {
 	all := opNames()
-	if len(all) != 14 || all[0] != "PingPong" || all[1] != "Barrier" {
+	if len(all) != 24 || all[0] != "PingPong" || all[1] != "Barrier" || all[14] != "gocoll.Broadcast" {
 		t.Fatalf("opNames() = %v", all)
 	}
 	for in, want := range map[string][]string{
@@ -83,6 +83,7 @@ func TestParseOps(t *testing.T) {
 		" Bcast , bcast ,": {"Bcast"},
 		"reduce_scatter_block,ReduceScatterBlock": {"ReduceScatterBlock"},
 		"pingpong,iallreduce":                     {"PingPong", "Iallreduce"},
+		"GOCOLL.exchange,gocoll.gatherallnb":      {"gocoll.Exchange", "gocoll.GatherAllNB"},
 	} {
 		got, err := parseOps(in)
 		if err != nil || !reflect.DeepEqual(got, want) {

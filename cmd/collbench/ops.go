@@ -23,6 +23,9 @@ type entry struct {
 	active func(rank int) bool
 	goLoop loop
 	cLoop  loop
+	// drain, when set, runs after the Go loop's warm-up and timed loop,
+	// outside the timed region (gocoll's collectives need it; see drain).
+	drain func() error
 }
 
 // entries is the table of measured operations, in output order. b may be a

@@ -1,0 +1,312 @@
+package coll
+
+import (
+	"github.com/gocoll/gocoll/reducefn"
+)
+
+// reducer calls one registered function in the spec's shape.
+type reducer struct {
+	fn     reducefn.Func
+	flags  reducefn.Flags
+	arg    int
+	es     int // element size
+	scalar int // the entry's Scalar: > 0 when elements may be split
+}
+
+func (rd reducer) commutative() bool { return rd.flags&reducefn.NonComm == 0 }
+
+// fold sets res to the left-to-right fold of the one or more elements in xs.
+func (rd reducer) fold(res, xs []byte) {
+	k := len(xs) - rd.es
+	if k == 0 {
+		copy(res, xs)
+		return
+	}
+	rd.fn(res, xs[:k], xs[k:], rd.es, rd.flags, rd.arg)
+}
+
+// partials holds one optional element per row: rows*es bytes of elements,
+// then one presence byte per row. It is also the wire format between nodes.
+type partials struct {
+	buf      []byte
+	rows, es int
+}
+
+func newPartials(rows, es int) partials {
+	return partials{buf: make([]byte, rows*es+rows), rows: rows, es: es}
+}
+
+func (v partials) elem(r int) []byte { return v.buf[r*v.es : (r+1)*v.es] }
+func (v partials) has(r int) bool    { return v.buf[v.rows*v.es+r] != 0 }
+func (v partials) mark(r int, on bool) {
+	if on {
+		v.buf[v.rows*v.es+r] = 1
+	} else {
+		v.buf[v.rows*v.es+r] = 0
+	}
+}
+
+// combineInto sets out[r] = a[r] op b[r] for each row, a lying to the left;
+// a missing operand leaves the other. out may alias neither a nor b.
+func (rd reducer) combineInto(out, a, b partials) {
+	for r := 0; r < out.rows; r++ {
+		switch ha, hb := a.has(r), b.has(r); {
+		case ha && hb:
+			rd.fn(out.elem(r), a.elem(r), b.elem(r), rd.es, rd.flags, rd.arg)
+		case ha:
+			copy(out.elem(r), a.elem(r))
+		case hb:
+			copy(out.elem(r), b.elem(r))
+		}
+		out.mark(r, a.has(r) || b.has(r))
+	}
+}
+
+// local sets v to image p's contribution: with rows == 1 the fold of all its
+// elements (commutative operators, or a single row), else one fold per row.
+func (rd reducer) local(v partials, d dist, p int, src []byte) {
+	runs := d.runs(p)
+	for r := 0; r < v.rows; r++ {
+		v.mark(r, false)
+	}
+	if len(runs) == 0 {
+		return
+	}
+	if v.rows == 1 { // the image's elements are one contiguous local range
+		first, last := runs[0], runs[len(runs)-1]
+		rd.fold(v.elem(0), src[first.local*rd.es:(last.local+last.n)*rd.es])
+		v.mark(0, true)
+		return
+	}
+	for _, run := range runs {
+		rd.fold(v.elem(run.row), src[run.local*rd.es:(run.local+run.n)*rd.es])
+		v.mark(run.row, true)
+	}
+}
+
+// total sets res to the fold of v's present rows in row order; it reports
+// false when no row is present.
+func (rd reducer) total(res []byte, v partials) bool {
+	var present []byte
+	n := 0
+	for r := 0; r < v.rows; r++ {
+		if v.has(r) {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return false
+	case v.rows:
+		present = v.buf[:v.rows*v.es]
+	default:
+		present = make([]byte, 0, n*v.es)
+		for r := 0; r < v.rows; r++ {
+			if v.has(r) {
+				present = append(present, v.elem(r)...)
+			}
+		}
+	}
+	rd.fold(res, present)
+	return true
+}
+
+// rowsFor is the number of partials per image: a commutative operator folds
+// all of an image's elements into one; a non-commutative one keeps a partial
+// per row, since an image's rows are not consecutive in the array.
+func (rd reducer) rowsFor(d dist) int {
+	if rd.commutative() {
+		return 1
+	}
+	return d.rows()
+}
+
+// reduceSched reduces to dstImg: contributions travel up a tree whose
+// subtrees are consecutive ranks, each node combining its own partials with
+// its children's in rank order. Commutative operators use the tree rooted
+// at dstImg; non-commutative ones the tree rooted at rank 0, so that rank
+// order is image order, and rank 0 forwards the result.
+func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst, src []byte) []round {
+	rows := rd.rowsFor(d)
+	root := dstImg
+	if !rd.commutative() {
+		root = 0
+	}
+	pos := t.locate(g.P, g.rel(root))
+	own := newPartials(rows, rd.es)
+	r0 := round{copies: []copyOp{compute(true, false, func() { rd.local(own, d, g.me, src) })}}
+	kids := make([]partials, len(pos.children))
+	for i, c := range pos.children {
+		kids[i] = newPartials(rows, rd.es)
+		r0.recvs = append(r0.recvs, xfer{g.node(g.abs(root, c.lo)), 0, kids[i].buf, false})
+	}
+	// acc is own combined with each child in turn, each step in a new buffer.
+	acc := own
+	var r1 round
+	for i := range kids {
+		in, kid, out := acc, kids[i], newPartials(rows, rd.es)
+		r1.copies = append(r1.copies, compute(false, false, func() { rd.combineInto(out, in, kid) }))
+		acc = out
+	}
+	if pos.parent >= 0 {
+		r1.sends = append(r1.sends, xfer{g.node(g.abs(root, pos.parent)), 0, acc.buf, false})
+		rs := []round{r0, r1}
+		if g.me == dstImg { // non-commutative, not rank 0: the result comes from rank 0
+			rs = append(rs, round{recvs: []xfer{{g.node(0), 1, dst[:rd.es], true}}})
+		}
+		return rs
+	}
+	// The tree's root holds every partial.
+	if g.me == dstImg {
+		r1.copies = append(r1.copies, compute(true, true, func() { rd.total(dst[:rd.es], acc) }))
+		return []round{r0, r1}
+	}
+	res := make([]byte, rd.es)
+	r1.copies = append(r1.copies, compute(false, false, func() { rd.total(res, acc) }))
+	r1.sends = append(r1.sends, xfer{g.node(dstImg), 1, res, false})
+	return []round{r0, r1}
+}
+
+// largeReduceAll is the element size from which ReduceAll splits elements
+// (reduce-scatter then gather_all) rather than exchanging whole partials.
+const largeReduceAll = 32 << 10
+
+// reduceAllSched: every image gets the fold. Small elements use recursive
+// doubling; large splittable ones a reduce-scatter and a gather_all.
+func reduceAllSched(g geom, rd reducer, d dist, dst, src []byte) []round {
+	if rd.scalar > 0 && rd.es >= largeReduceAll && rd.es/rd.scalar >= g.P && g.P > 1 && everyImageHolds(d) &&
+		(rd.commutative() || d.rows() == 1) {
+		return reduceScatterGatherSched(g, rd, d, dst, src)
+	}
+	return recursiveDoublingSched(g, rd, d, dst, src)
+}
+
+func everyImageHolds(d dist) bool {
+	for p := 0; p < d.P; p++ {
+		if len(d.runs(p)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// recursiveDoublingSched: in step k, rank n exchanges partials with n^2^k
+// and combines them, the lower ranks' on the left, so every node folds the
+// same operands the same way and all results are bitwise equal. With P not
+// a power of two, the first 2*rem ranks pair up first (the odd one of each
+// pair carries on) and the even ones get the result at the end; every rank
+// in the doubling then stands for a run of consecutive images.
+func recursiveDoublingSched(g geom, rd reducer, d dist, dst, src []byte) []round {
+	rows := rd.rowsFor(d)
+	P2 := 1
+	for P2*2 <= g.P {
+		P2 *= 2
+	}
+	rem := g.P - P2
+	me := g.me
+	own := newPartials(rows, rd.es)
+	cur := round{copies: []copyOp{compute(true, false, func() { rd.local(own, d, me, src) })}}
+	if me < 2*rem && me%2 == 0 { // hands its partials to me+1, gets the result back
+		cur.sends = append(cur.sends, xfer{g.node(me + 1), 0, own.buf, false})
+		final := newPartials(rows, rd.es)
+		return []round{cur,
+			{recvs: []xfer{{g.node(me + 1), 1, final.buf, false}}},
+			{copies: []copyOp{compute(true, true, func() { rd.total(dst[:rd.es], final) })}},
+		}
+	}
+	var rs []round
+	acc := own
+	nr := me - rem
+	if me < 2*rem {
+		nr = me / 2
+		pre := newPartials(rows, rd.es)
+		cur.recvs = append(cur.recvs, xfer{g.node(me - 1), 0, pre.buf, false})
+		rs = append(rs, cur)
+		out := newPartials(rows, rd.es)
+		cur = round{copies: []copyOp{compute(false, false, func() { rd.combineInto(out, pre, own) })}}
+		acc = out
+	}
+	orig := func(n int) int {
+		if n < rem {
+			return 2*n + 1
+		}
+		return n + rem
+	}
+	for k := 0; 1<<k < P2; k++ {
+		pn := nr ^ 1<<k
+		in, out, mine := newPartials(rows, rd.es), newPartials(rows, rd.es), acc
+		cur.sends = append(cur.sends, xfer{g.node(orig(pn)), 2 + k, mine.buf, false})
+		cur.recvs = append(cur.recvs, xfer{g.node(orig(pn)), 2 + k, in.buf, false})
+		rs = append(rs, cur)
+		if pn < nr {
+			cur = round{copies: []copyOp{compute(false, false, func() { rd.combineInto(out, in, mine) })}}
+		} else {
+			cur = round{copies: []copyOp{compute(false, false, func() { rd.combineInto(out, mine, in) })}}
+		}
+		acc = out
+	}
+	if me < 2*rem {
+		cur.sends = append(cur.sends, xfer{g.node(me - 1), 1, acc.buf, false})
+	}
+	final := acc
+	cur.copies = append(cur.copies, compute(true, true, func() { rd.total(dst[:rd.es], final) }))
+	return append(rs, cur)
+}
+
+// reduceScatterGatherSched splits each image's single partial into P chunks
+// at multiples of the entry's Scalar; image i folds chunk i of every image
+// in image order straight into its destination, then gathers the others'
+// chunks. Each chunk is computed once, so all images get the same bits.
+func reduceScatterGatherSched(g geom, rd reducer, d dist, dst, src []byte) []round {
+	S := rd.es / rd.scalar
+	chunk := func(q int) (lo, hi int) { return q * S / g.P * rd.scalar, (q + 1) * S / g.P * rd.scalar }
+	me := g.me
+	// own is the image's partial; a single local element is used in place.
+	var own []byte
+	var r0 round
+	if runs := d.runs(me); len(runs) == 1 && runs[0].n == 1 {
+		own = src[runs[0].local*rd.es : (runs[0].local+1)*rd.es]
+	} else {
+		v := newPartials(1, rd.es)
+		own = v.elem(0)
+		r0.copies = append(r0.copies, compute(true, false, func() { rd.local(v, d, me, src) }))
+	}
+	myLo, myHi := chunk(me)
+	pieces := make([][]byte, g.P) // chunk me of each image's partial
+	for i := 1; i < g.P; i++ {
+		from := (me - i + g.P) % g.P
+		pieces[from] = make([]byte, myHi-myLo)
+		r0.recvs = append(r0.recvs, xfer{g.node(from), 0, pieces[from], false})
+	}
+	for i := 1; i < g.P; i++ {
+		to := (me + i) % g.P
+		lo, hi := chunk(to)
+		r0.sends = append(r0.sends, xfer{g.node(to), 0, own[lo:hi], true})
+	}
+	pieces[me] = own[myLo:myHi]
+	mine := dst[myLo:myHi]
+	var r1 round
+	r1.copies = append(r1.copies, compute(true, true, func() {
+		// Fold in image order, alternating two buffers, the last step into dst.
+		n := myHi - myLo
+		bufs := [2][]byte{make([]byte, n), make([]byte, n)}
+		acc := pieces[0]
+		for q := 1; q < g.P; q++ {
+			out := bufs[q%2]
+			if q == g.P-1 {
+				out = mine
+			}
+			rd.fn(out, acc, pieces[q], n, rd.flags, rd.arg)
+			acc = out
+		}
+	}))
+	for i := 1; i < g.P; i++ {
+		from := (me - i + g.P) % g.P
+		lo, hi := chunk(from)
+		r1.recvs = append(r1.recvs, xfer{g.node(from), 1, dst[lo:hi], true})
+	}
+	for i := 1; i < g.P; i++ {
+		r1.sends = append(r1.sends, xfer{g.node((me + i) % g.P), 1, mine, true})
+	}
+	return []round{r0, r1}
+}
