@@ -13,13 +13,14 @@ package coll
 // result undefined (unwritten) and gives element j the fold of 0..j-1.
 func prefixSched(g geom, t Tree, rd reducer, sd, dd dist, dst, src []byte, exclusive bool) []round {
 	rows, me, es := sd.rows(), g.me, rd.es
+	sh := shape{rows: rows, es: es} // never dense: exc starts empty
 	runs := sd.runs(me)
-	own := newPartials(rows, es)
+	own := sh.new()
 	cur := round{copies: []copyOp{compute(true, false, func() { rd.local(own, sd, me, src) })}}
 	var rs []round
 
 	// Step 2: inc covers images 0..me, exc images 0..me-1, per row.
-	inc, exc := own, newPartials(rows, es) // exc starts empty
+	inc, exc := own, sh.new() // exc starts empty
 	for k := 0; 1<<k < g.P; k++ {
 		d := 1 << k
 		if me+d < g.P {
@@ -28,10 +29,10 @@ func prefixSched(g geom, t Tree, rd reducer, sd, dd dist, dst, src []byte, exclu
 		if me-d < 0 {
 			continue
 		}
-		in := newPartials(rows, es)
+		in := sh.new()
 		cur.recvs = append(cur.recvs, xfer{g.node(me - d), 2 + k, in.buf, false})
 		rs = append(rs, cur)
-		i0, e0, i1, e1 := inc, exc, newPartials(rows, es), newPartials(rows, es)
+		i0, e0, i1, e1 := inc, exc, sh.new(), sh.new()
 		cur = round{copies: []copyOp{compute(false, false, func() {
 			rd.combineInto(i1, in, i0)
 			rd.combineInto(e1, in, e0)
@@ -40,7 +41,7 @@ func prefixSched(g geom, t Tree, rd reducer, sd, dd dist, dst, src []byte, exclu
 	}
 
 	// Step 3: before[r] is the fold of every row before r.
-	before := newPartials(rows, es)
+	before := sh.new()
 	if rows > 1 {
 		if me == g.P-1 {
 			totals := inc
@@ -82,7 +83,7 @@ func prefixSched(g geom, t Tree, rd reducer, sd, dd dist, dst, src []byte, exclu
 
 // rowPrefix sets before[r] to the fold of totals[0..r-1].
 func rowPrefix(rd reducer, before, totals partials) {
-	acc := newPartials(1, rd.es)
+	acc := shape{rows: 1, es: rd.es}.new()
 	tmp := make([]byte, rd.es)
 	for r := 0; r < totals.rows; r++ {
 		before.mark(r, acc.has(0))

@@ -27,18 +27,38 @@ func (rd reducer) fold(res, xs []byte) {
 
 // partials holds one optional element per row: rows*es bytes of elements,
 // then one presence byte per row. It is also the wire format between nodes.
+// When every image holds an element in every row (dense), every partial is
+// present and the presence bytes are left out, so that a single element
+// can be used where it lies.
 type partials struct {
 	buf      []byte
 	rows, es int
+	dense    bool
 }
 
-func newPartials(rows, es int) partials {
-	return partials{buf: make([]byte, rows*es+rows), rows: rows, es: es}
+// shape is the format of a reduction's partials, the same on every node.
+type shape struct {
+	rows, es int
+	dense    bool
 }
+
+func (sh shape) new() partials {
+	n := sh.rows * sh.es
+	if !sh.dense {
+		n += sh.rows
+	}
+	return partials{buf: make([]byte, n), rows: sh.rows, es: sh.es, dense: sh.dense}
+}
+
+// over is a dense single-row partial held in b.
+func (sh shape) over(b []byte) partials { return partials{buf: b, rows: 1, es: sh.es, dense: true} }
 
 func (v partials) elem(r int) []byte { return v.buf[r*v.es : (r+1)*v.es] }
-func (v partials) has(r int) bool    { return v.buf[v.rows*v.es+r] != 0 }
+func (v partials) has(r int) bool    { return v.dense || v.buf[v.rows*v.es+r] != 0 }
 func (v partials) mark(r int, on bool) {
+	if v.dense {
+		return
+	}
 	if on {
 		v.buf[v.rows*v.es+r] = 1
 	} else {
@@ -111,14 +131,30 @@ func (rd reducer) total(res []byte, v partials) bool {
 	return true
 }
 
-// rowsFor is the number of partials per image: a commutative operator folds
-// all of an image's elements into one; a non-commutative one keeps a partial
-// per row, since an image's rows are not consecutive in the array.
-func (rd reducer) rowsFor(d dist) int {
-	if rd.commutative() {
-		return 1
+// shapeFor is the format of the partials: a commutative operator folds all
+// of an image's elements into one partial; a non-commutative one keeps a
+// partial per row, since an image's rows are not consecutive in the array.
+func (rd reducer) shapeFor(d dist) shape {
+	sh := shape{rows: 1, es: rd.es}
+	if !rd.commutative() {
+		sh.rows = d.rows()
 	}
-	return d.rows()
+	sh.dense = true
+	for p := 0; p < d.P && sh.dense; p++ {
+		runs := d.runs(p)
+		sh.dense = len(runs) > 0 && (sh.rows == 1 || len(runs) == sh.rows)
+	}
+	return sh
+}
+
+// ownPartials is image me's contribution: its single element where it lies
+// when it has just one (dense), else a buffer that compute fills.
+func (rd reducer) ownPartials(sh shape, d dist, me int, src []byte) (partials, []copyOp) {
+	if runs := d.runs(me); sh.dense && sh.rows == 1 && len(runs) == 1 && runs[0].n == 1 {
+		return sh.over(src[runs[0].local*rd.es : (runs[0].local+1)*rd.es]), nil
+	}
+	own := sh.new()
+	return own, []copyOp{compute(true, false, func() { rd.local(own, d, me, src) })}
 }
 
 // reduceSched reduces to dstImg: contributions travel up a tree whose
@@ -127,26 +163,34 @@ func (rd reducer) rowsFor(d dist) int {
 // at dstImg; non-commutative ones the tree rooted at rank 0, so that rank
 // order is image order, and rank 0 forwards the result.
 func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst, src []byte) []round {
-	rows := rd.rowsFor(d)
+	sh := rd.shapeFor(d)
 	root := dstImg
 	if !rd.commutative() {
 		root = 0
 	}
 	pos := t.locate(g.P, g.rel(root))
-	own := newPartials(rows, rd.es)
-	r0 := round{copies: []copyOp{compute(true, false, func() { rd.local(own, d, g.me, src) })}}
+	own, fill := rd.ownPartials(sh, d, g.me, src)
+	r0 := round{copies: fill}
 	kids := make([]partials, len(pos.children))
 	for i, c := range pos.children {
-		kids[i] = newPartials(rows, rd.es)
+		kids[i] = sh.new()
 		r0.recvs = append(r0.recvs, xfer{g.node(g.abs(root, c.lo)), 0, kids[i].buf, false})
 	}
-	// acc is own combined with each child in turn, each step in a new buffer.
+	// acc is own combined with each child in turn, each step in a new buffer;
+	// on dstImg with a dense single row the last step writes dst itself.
 	acc := own
 	var r1 round
+	direct := g.me == dstImg && pos.parent < 0 && sh.dense && sh.rows == 1 && len(kids) > 0
 	for i := range kids {
-		in, kid, out := acc, kids[i], newPartials(rows, rd.es)
-		r1.copies = append(r1.copies, compute(false, false, func() { rd.combineInto(out, in, kid) }))
+		in, kid, out := acc, kids[i], sh.new()
+		if direct && i == len(kids)-1 {
+			out = sh.over(dst[:rd.es])
+		}
+		r1.copies = append(r1.copies, compute(direct && i == len(kids)-1, direct && i == len(kids)-1, func() { rd.combineInto(out, in, kid) }))
 		acc = out
+	}
+	if direct {
+		return []round{r0, r1}
 	}
 	if pos.parent >= 0 {
 		r1.sends = append(r1.sends, xfer{g.node(g.abs(root, pos.parent)), 0, acc.buf, false})
@@ -197,18 +241,18 @@ func everyImageHolds(d dist) bool {
 // pair carries on) and the even ones get the result at the end; every rank
 // in the doubling then stands for a run of consecutive images.
 func recursiveDoublingSched(g geom, rd reducer, d dist, dst, src []byte) []round {
-	rows := rd.rowsFor(d)
+	sh := rd.shapeFor(d)
 	P2 := 1
 	for P2*2 <= g.P {
 		P2 *= 2
 	}
 	rem := g.P - P2
 	me := g.me
-	own := newPartials(rows, rd.es)
-	cur := round{copies: []copyOp{compute(true, false, func() { rd.local(own, d, me, src) })}}
+	own, fill := rd.ownPartials(sh, d, me, src)
+	cur := round{copies: fill}
 	if me < 2*rem && me%2 == 0 { // hands its partials to me+1, gets the result back
 		cur.sends = append(cur.sends, xfer{g.node(me + 1), 0, own.buf, false})
-		final := newPartials(rows, rd.es)
+		final := sh.new()
 		return []round{cur,
 			{recvs: []xfer{{g.node(me + 1), 1, final.buf, false}}},
 			{copies: []copyOp{compute(true, true, func() { rd.total(dst[:rd.es], final) })}},
@@ -219,10 +263,10 @@ func recursiveDoublingSched(g geom, rd reducer, d dist, dst, src []byte) []round
 	nr := me - rem
 	if me < 2*rem {
 		nr = me / 2
-		pre := newPartials(rows, rd.es)
+		pre := sh.new()
 		cur.recvs = append(cur.recvs, xfer{g.node(me - 1), 0, pre.buf, false})
 		rs = append(rs, cur)
-		out := newPartials(rows, rd.es)
+		out := sh.new()
 		cur = round{copies: []copyOp{compute(false, false, func() { rd.combineInto(out, pre, own) })}}
 		acc = out
 	}
@@ -234,7 +278,10 @@ func recursiveDoublingSched(g geom, rd reducer, d dist, dst, src []byte) []round
 	}
 	for k := 0; 1<<k < P2; k++ {
 		pn := nr ^ 1<<k
-		in, out, mine := newPartials(rows, rd.es), newPartials(rows, rd.es), acc
+		in, out, mine := sh.new(), sh.new(), acc
+		if 1<<(k+1) == P2 && me >= 2*rem && sh.dense && sh.rows == 1 {
+			out = sh.over(dst[:rd.es]) // the last step writes the result in place
+		}
 		cur.sends = append(cur.sends, xfer{g.node(orig(pn)), 2 + k, mine.buf, false})
 		cur.recvs = append(cur.recvs, xfer{g.node(orig(pn)), 2 + k, in.buf, false})
 		rs = append(rs, cur)
@@ -267,7 +314,7 @@ func reduceScatterGatherSched(g geom, rd reducer, d dist, dst, src []byte) []rou
 	if runs := d.runs(me); len(runs) == 1 && runs[0].n == 1 {
 		own = src[runs[0].local*rd.es : (runs[0].local+1)*rd.es]
 	} else {
-		v := newPartials(1, rd.es)
+		v := shape{rows: 1, es: rd.es}.new()
 		own = v.elem(0)
 		r0.copies = append(r0.copies, compute(true, false, func() { rd.local(v, d, me, src) }))
 	}

@@ -73,7 +73,7 @@ func TestCounts(t *testing.T) {
 
 func TestParseOps(t *testing.T) {
 	all := opNames()
-	if len(all) != 24 || all[0] != "PingPong" || all[1] != "Barrier" || all[14] != "gocoll.Broadcast" {
+	if len(all) != 27 || all[0] != "PingPong" || all[1] != "Barrier" || all[14] != "gocoll.Broadcast" {
 		t.Fatalf("opNames() = %v", all)
 	}
 	for in, want := range map[string][]string{

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gocoll/gocoll/coll"
 	mpi "github.com/gocoll/gocoll/mpiconduit"
+	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -36,6 +37,9 @@ func gocollEntries(b *bench) []entry {
 		{name: "gocoll.GatherNB", sized: true, goLoop: b.gGatherNB, cLoop: b.cIgather},
 		{name: "gocoll.GatherAllNB", sized: true, goLoop: b.gGatherAllNB, cLoop: b.cIallgather},
 		{name: "gocoll.ExchangeNB", sized: true, goLoop: b.gExchangeNB, cLoop: b.cIalltoall},
+		{name: "gocoll.Reduce", sized: true, goLoop: b.gReduce, cLoop: b.cReduce},
+		{name: "gocoll.ReduceAll", sized: true, goLoop: b.gReduceAll, cLoop: b.cAllreduce},
+		{name: "gocoll.PrefixReduce", sized: true, goLoop: b.gPrefixReduce, cLoop: b.cScan},
 	}
 	for i := range es {
 		es[i].drain = b.drain
@@ -50,9 +54,12 @@ func (b *bench) initGocoll() error {
 	if err != nil {
 		return err
 	}
-	b.im, err = coll.Init(cd, nil, nil, 0, coll.Options{})
+	b.im, err = coll.Init(cd, nil, []reducefn.Entry{fnSum: reducefn.Sum[float64]()}, 0, coll.Options{})
 	return err
 }
+
+// fnSum is the index of float64 sum in gocoll's function table.
+const fnSum = 0
 
 // collLoop repeats one gocoll initiation and its wait.
 func (b *bench) collLoop(iters int, start func() (gsync.Handle, error)) error {
@@ -161,4 +168,28 @@ func (b *bench) cIallgather(size, iters int) error {
 
 func (b *bench) cIalltoall(size, iters int) error {
 	return cErr("MPI_Ialltoall", C.cb_ialltoall(bytesPtr(b.sb), bytesPtr(b.rb), C.int(size), C.int(iters)))
+}
+
+// The reductions: each image contributes one element, a vector of
+// elems(size) float64, summed elementwise as MPI sums vectors; the array has
+// one element per image (cyclic layout), so PrefixReduce is MPI_Scan.
+
+func (b *bench) gReduce(size, iters int) error {
+	n := elems(size)
+	im, t, s, r := b.im, b.im.TeamAll(), reducefn.Bytes(b.sf[:n]), reducefn.Bytes(b.rf[:n])
+	return b.blocking(iters, func() error { return im.Reduce(t, root, r, s, coll.Cyclic, 8*n, b.np, fnSum, 0, myMy) })
+}
+
+func (b *bench) gReduceAll(size, iters int) error {
+	n := elems(size)
+	im, t, s, r := b.im, b.im.TeamAll(), reducefn.Bytes(b.sf[:n]), reducefn.Bytes(b.rf[:n])
+	return b.blocking(iters, func() error { return im.ReduceAll(t, r, s, coll.Cyclic, 8*n, b.np, fnSum, 0, myMy) })
+}
+
+func (b *bench) gPrefixReduce(size, iters int) error {
+	n := elems(size)
+	im, t, s, r := b.im, b.im.TeamAll(), reducefn.Bytes(b.sf[:n]), reducefn.Bytes(b.rf[:n])
+	return b.blocking(iters, func() error {
+		return im.PrefixReduce(t, r, coll.Cyclic, s, coll.Cyclic, 8*n, b.np, fnSum, 0, myMy)
+	})
 }
