@@ -46,6 +46,24 @@
 // costs about (P-1)+A and dissemination ceil(lg P)*(A+1) gaps; the cheaper
 // wins, exchange on ties. With A = 4 that is exchange up to P = 16.
 //
+// # Computational collectives
+//
+// Reduce, ReduceAll, PrefixReduce and ExclusivePrefixReduce fold an array
+// laid out block-cyclically (Layout) with a function from the table given to
+// Init (package reducefn). Each image's elements form one contiguous local
+// range, and each row of P blocks gives an image at most one run. A
+// commutative function is folded locally to one partial per image; a
+// NonComm one keeps a partial per row. Reduce combines partials up a tree
+// of contiguous subtrees (rooted at rank 0 for NonComm, so rank order is
+// array order); ReduceAll uses recursive doubling, or for large elements
+// whose entry has a Scalar, a reduce-scatter and a gather_all; prefix
+// reductions scan the row partials over images (round k: p sends to p+2^k),
+// prefix the row totals when there is more than one row, finish each run
+// with one callback, and move results to the destination layout when it
+// differs. Every combination order is fixed by team size and layout, so
+// results are bitwise reproducible. Callbacks run only inside gocoll calls
+// made by the application's goroutines.
+//
 // # Progress
 //
 // Progress is made inside initiation, Try, Wait, Poll and Barrier; no

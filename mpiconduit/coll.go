@@ -51,16 +51,23 @@ func byteSpan(s []byte) span {
 	return span{p: unsafe.Pointer(unsafe.SliceData(s)), n: len(s), dt: Byte}
 }
 
+// c is the buffer as a cgo argument.
+func (s span) c() *C.char { return cbuf(s.p) }
+
 // need reports ErrNilBuffer for a nil slice (SliceData is nil only then) and
 // ErrShortBuffer for fewer than n elements.
 func (s span) need(op, what string, n int) error {
+	if s.p != nil && s.n >= n {
+		return nil
+	}
+	return s.needErr(op, what, n)
+}
+
+func (s span) needErr(op, what string, n int) error {
 	if s.p == nil {
 		return misuse(ErrNilBuffer, op, "%s buffer is required", what)
 	}
-	if s.n < n {
-		return misuse(ErrShortBuffer, op, "%s buffer has %d elements, needs %d", what, s.n, n)
-	}
-	return nil
+	return misuse(ErrShortBuffer, op, "%s buffer has %d elements, needs %d", what, s.n, n)
 }
 
 // at is the address of element i. It is a uintptr, only compared: an
@@ -73,18 +80,30 @@ func same(a, b span) bool { return a.p == b.p && a.n == b.n }
 // overlap reports whether the first an elements of a share memory with the
 // first bn elements of b.
 func overlap(op string, a span, an int, b span, bn int) error {
-	if an == 0 || bn == 0 || a.at(an) <= b.at(0) || b.at(bn) <= a.at(0) {
+	if disjoint(a, an, b, bn) {
 		return nil
 	}
+	return overlapErr(op)
+}
+
+func disjoint(a span, an int, b span, bn int) bool {
+	return an == 0 || bn == 0 || a.at(an) <= b.at(0) || b.at(bn) <= a.at(0)
+}
+
+func overlapErr(op string) error {
 	return misuse(ErrArg, op, "send and recv overlap outside the in-place forms")
 }
 
 // checkCount refuses a per-block count that MPI's int cannot carry.
 func checkCount(op string, n int) error {
-	if n > math.MaxInt32 {
-		return misuse(ErrCount, op, "%d elements per block > %d", n, math.MaxInt32)
+	if n <= math.MaxInt32 {
+		return nil
 	}
-	return nil
+	return countErr(op, n)
+}
+
+func countErr(op string, n int) error {
+	return misuse(ErrCount, op, "%d elements per block > %d", n, math.MaxInt32)
 }
 
 func cbool(b bool) C.int {
@@ -101,30 +120,18 @@ func opName(nb bool, blocking, nonblocking string) string {
 	return blocking
 }
 
-// collective calls a validated collective: call(nil) blocks; otherwise call
-// starts it on a new Request that pins bufs until completion. slot is the
-// user-operator slot held for the call, or -1.
-func (c *Comm) collective(op string, nb bool, dt Datatype, slot int, call func(*C.MPI_Request) C.int, bufs ...span) (*Request, error) {
-	if !nb {
-		err := mpiErr(op, call(nil))
-		releaseOp(slot)
-		return nil, err
-	}
-	pins := make([]buf, len(bufs))
-	for i, b := range bufs {
-		pins[i] = buf{p: b.p, dt: b.dt}
-	}
-	r := newRequest(op, dt, pins...)
+// Each collective validates its operands, then either calls the blocking C
+// wrapper directly, or starts the nonblocking form (gc_i...) on a new Request
+// made by startColl, which pins the buffers and holds the user operator
+// until completion. Blocking calls hold a user operator only for the call.
+
+// startColl makes the Request of a nonblocking collective: it pins the Go
+// buffers at p0 and p1 (nil for none) and keeps the user-operator slot held
+// (-1 for none) until completion.
+func startColl(dt Datatype, slot int, p0, p1 unsafe.Pointer) *Request {
+	r := newRequest(dt, p0, p1)
 	keepOp(r, slot)
-	// MPI gets a handle of its own to fill: a pointer into the Request,
-	// which holds Go pointers, would fail cgo's pointer check.
-	h := C.gc_request_null()
-	rc := call(&h)
-	r.h = h
-	if err := mpiErr(op, rc); err != nil {
-		return r.fail(err)
-	}
-	return r, nil
+	return r
 }
 
 // Data kinds for the operator checks, after MPI-3.1 section 5.9.2.
@@ -138,6 +145,9 @@ const (
 )
 
 func kindOf(d Datatype) int {
+	if d.dtype == nil {
+		return kindOther
+	}
 	switch d.h {
 	case Int8.h, Int16.h, Int32.h, Int64.h, Uint8.h, Uint16.h, Uint32.h, Uint64.h:
 		return kindInt
@@ -158,7 +168,7 @@ func kindOf(d Datatype) int {
 func checkPredefined(op string, o Op, dt Datatype) error {
 	k := kindOf(dt)
 	var ok bool
-	switch o.h {
+	switch o.handle() {
 	case OpSum.h, OpProd.h:
 		ok = k == kindInt || k == kindFloat || k == kindComplex
 	case OpMin.h, OpMax.h:
@@ -195,13 +205,14 @@ func (c *Comm) reduction(op string, s, r span, o Op, recvUsed bool) (inPlace boo
 			return false, -1, err
 		}
 		inPlace = same(s, r)
-		if !inPlace {
-			if err := overlap(op, s, s.n, r, s.n); err != nil {
-				return false, -1, err
-			}
+		if !inPlace && !disjoint(s, s.n, r, s.n) {
+			return false, -1, overlapErr(op)
 		}
 	}
-	slot, err = holdOp(op, o, s.dt)
+	if predefinedOK(o, s.dt) {
+		return inPlace, -1, nil
+	}
+	slot, err = holdOpSlow(op, o, s.dt)
 	return inPlace, slot, err
 }
 
@@ -231,9 +242,12 @@ func (c *Comm) bcast(nb bool, b span, root int) (*Request, error) {
 	if err := checkCount(op, b.n); err != nil {
 		return nil, err
 	}
-	return c.collective(op, nb, b.dt, -1, func(req *C.MPI_Request) C.int {
-		return C.gc_bcast(b.p, C.int(b.n), b.dt.h, C.int(root), c.h, req)
-	}, b)
+	if !nb {
+		return nil, mpiErr(op, C.gc_bcast(b.c(), C.int(b.n), hType(b.dt.h), C.int(root), hComm(c.h)))
+	}
+	req := startColl(b.dt, -1, b.p, nil)
+	return req.started(op,
+		C.gc_ibcast(b.c(), C.int(b.n), hType(b.dt.h), C.int(root), hComm(c.h)))
 }
 
 // Reduce combines send of every process with op into recv at root
@@ -260,9 +274,15 @@ func (c *Comm) reduce(nb bool, s, r span, o Op, root int) (*Request, error) {
 	if !atRoot {
 		r = span{} // MPI ignores it; a nil recv is allowed here
 	}
-	return c.collective(op, nb, s.dt, slot, func(req *C.MPI_Request) C.int {
-		return C.gc_reduce(s.p, r.p, C.int(s.n), s.dt.h, o.h, C.int(root), c.h, cbool(inPlace), req)
-	}, s, r)
+	n, dt, oh, ch, ip := C.int(s.n), hType(s.dt.h), hOp(o.h), hComm(c.h), cbool(inPlace)
+	if !nb {
+		rc := C.gc_reduce(s.c(), r.c(), n, dt, oh, C.int(root), ch, ip)
+		releaseOp(slot)
+		return nil, mpiErr(op, rc)
+	}
+	req := startColl(s.dt, slot, s.p, r.p)
+	return req.started(op,
+		C.gc_ireduce(s.c(), r.c(), n, dt, oh, C.int(root), ch, ip))
 }
 
 // Allreduce combines send of every process with op into recv of every process
@@ -275,13 +295,6 @@ func Allreduce[T Element](c *Comm, send, recv []T, op Op) error {
 
 func (c *Comm) allreduce(nb bool, s, r span, o Op) (*Request, error) {
 	op := opName(nb, "MPI_Allreduce", "MPI_Iallreduce")
-	return c.reduceAll(op, nb, s, r, o, func(inPlace C.int, req *C.MPI_Request) C.int {
-		return C.gc_allreduce(s.p, r.p, C.int(s.n), s.dt.h, o.h, c.h, inPlace, req)
-	})
-}
-
-// reduceAll runs Allreduce, Scan and Exscan, which share their operands.
-func (c *Comm) reduceAll(op string, nb bool, s, r span, o Op, call func(C.int, *C.MPI_Request) C.int) (*Request, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
 	}
@@ -289,9 +302,15 @@ func (c *Comm) reduceAll(op string, nb bool, s, r span, o Op, call func(C.int, *
 	if err != nil {
 		return nil, err
 	}
-	return c.collective(op, nb, s.dt, slot, func(req *C.MPI_Request) C.int {
-		return call(cbool(inPlace), req)
-	}, s, r)
+	n, dt, oh, ch, ip := C.int(s.n), hType(s.dt.h), hOp(o.h), hComm(c.h), cbool(inPlace)
+	if !nb {
+		rc := C.gc_allreduce(s.c(), r.c(), n, dt, oh, ch, ip)
+		releaseOp(slot)
+		return nil, mpiErr(op, rc)
+	}
+	req := startColl(s.dt, slot, s.p, r.p)
+	return req.started(op,
+		C.gc_iallreduce(s.c(), r.c(), n, dt, oh, ch, ip))
 }
 
 // Scan puts into recv of rank i the reduction with op of send of ranks 0..i
@@ -303,9 +322,22 @@ func Scan[T Element](c *Comm, send, recv []T, op Op) error {
 
 func (c *Comm) scan(nb bool, s, r span, o Op) (*Request, error) {
 	op := opName(nb, "MPI_Scan", "MPI_Iscan")
-	return c.reduceAll(op, nb, s, r, o, func(inPlace C.int, req *C.MPI_Request) C.int {
-		return C.gc_scan(s.p, r.p, C.int(s.n), s.dt.h, o.h, c.h, inPlace, req)
-	})
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	inPlace, slot, err := c.reduction(op, s, r, o, true)
+	if err != nil {
+		return nil, err
+	}
+	n, dt, oh, ch, ip := C.int(s.n), hType(s.dt.h), hOp(o.h), hComm(c.h), cbool(inPlace)
+	if !nb {
+		rc := C.gc_scan(s.c(), r.c(), n, dt, oh, ch, ip)
+		releaseOp(slot)
+		return nil, mpiErr(op, rc)
+	}
+	req := startColl(s.dt, slot, s.p, r.p)
+	return req.started(op,
+		C.gc_iscan(s.c(), r.c(), n, dt, oh, ch, ip))
 }
 
 // Exscan puts into recv of rank i > 0 the reduction with op of send of ranks
@@ -318,9 +350,22 @@ func Exscan[T Element](c *Comm, send, recv []T, op Op) error {
 
 func (c *Comm) exscan(nb bool, s, r span, o Op) (*Request, error) {
 	op := opName(nb, "MPI_Exscan", "MPI_Iexscan")
-	return c.reduceAll(op, nb, s, r, o, func(inPlace C.int, req *C.MPI_Request) C.int {
-		return C.gc_exscan(s.p, r.p, C.int(s.n), s.dt.h, o.h, c.h, inPlace, req)
-	})
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	inPlace, slot, err := c.reduction(op, s, r, o, true)
+	if err != nil {
+		return nil, err
+	}
+	n, dt, oh, ch, ip := C.int(s.n), hType(s.dt.h), hOp(o.h), hComm(c.h), cbool(inPlace)
+	if !nb {
+		rc := C.gc_exscan(s.c(), r.c(), n, dt, oh, ch, ip)
+		releaseOp(slot)
+		return nil, mpiErr(op, rc)
+	}
+	req := startColl(s.dt, slot, s.p, r.p)
+	return req.started(op,
+		C.gc_iexscan(s.c(), r.c(), n, dt, oh, ch, ip))
 }
 
 // ReduceScatterBlock reduces send of every process with op and leaves block i
@@ -363,9 +408,15 @@ func (c *Comm) reduceScatterBlock(nb bool, s, r span, o Op) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.collective(op, nb, s.dt, slot, func(req *C.MPI_Request) C.int {
-		return C.gc_reduce_scatter_block(s.p, r.p, C.int(n), s.dt.h, o.h, c.h, cbool(inPlace), req)
-	}, s, r)
+	cn, dt, oh, ch, ip := C.int(n), hType(s.dt.h), hOp(o.h), hComm(c.h), cbool(inPlace)
+	if !nb {
+		rc := C.gc_reduce_scatter_block(s.c(), r.c(), cn, dt, oh, ch, ip)
+		releaseOp(slot)
+		return nil, mpiErr(op, rc)
+	}
+	req := startColl(s.dt, slot, s.p, r.p)
+	return req.started(op,
+		C.gc_ireduce_scatter_block(s.c(), r.c(), cn, dt, oh, ch, ip))
 }
 
 // Gather collects send of every process into recv at root, rank i's block at
@@ -408,9 +459,13 @@ func (c *Comm) gather(nb bool, s, r span, root int) (*Request, error) {
 	} else {
 		r = span{} // MPI ignores it; a nil recv is allowed here
 	}
-	return c.collective(op, nb, s.dt, -1, func(req *C.MPI_Request) C.int {
-		return C.gc_gather(s.p, r.p, C.int(n), s.dt.h, C.int(root), c.h, cbool(inPlace), req)
-	}, s, r)
+	cn, dt, ch, ip := C.int(n), hType(s.dt.h), hComm(c.h), cbool(inPlace)
+	if !nb {
+		return nil, mpiErr(op, C.gc_gather(s.c(), r.c(), cn, dt, C.int(root), ch, ip))
+	}
+	req := startColl(s.dt, -1, s.p, r.p)
+	return req.started(op,
+		C.gc_igather(s.c(), r.c(), cn, dt, C.int(root), ch, ip))
 }
 
 // gatherRecv checks the receive buffer of Gather (at the root) and Allgather:
@@ -470,9 +525,13 @@ func (c *Comm) scatter(nb bool, s, r span, root int) (*Request, error) {
 	} else {
 		s = span{} // MPI ignores it; a nil send is allowed here
 	}
-	return c.collective(op, nb, r.dt, -1, func(req *C.MPI_Request) C.int {
-		return C.gc_scatter(s.p, r.p, C.int(n), r.dt.h, C.int(root), c.h, cbool(inPlace), req)
-	}, s, r)
+	cn, dt, ch, ip := C.int(n), hType(r.dt.h), hComm(c.h), cbool(inPlace)
+	if !nb {
+		return nil, mpiErr(op, C.gc_scatter(s.c(), r.c(), cn, dt, C.int(root), ch, ip))
+	}
+	req := startColl(r.dt, -1, s.p, r.p)
+	return req.started(op,
+		C.gc_iscatter(s.c(), r.c(), cn, dt, C.int(root), ch, ip))
 }
 
 // Allgather collects send of every process into recv of every process, rank
@@ -507,9 +566,13 @@ func (c *Comm) allgather(nb bool, s, r span) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.collective(op, nb, s.dt, -1, func(req *C.MPI_Request) C.int {
-		return C.gc_allgather(s.p, r.p, C.int(n), s.dt.h, c.h, cbool(inPlace), req)
-	}, s, r)
+	cn, dt, ch, ip := C.int(n), hType(s.dt.h), hComm(c.h), cbool(inPlace)
+	if !nb {
+		return nil, mpiErr(op, C.gc_allgather(s.c(), r.c(), cn, dt, ch, ip))
+	}
+	req := startColl(s.dt, -1, s.p, r.p)
+	return req.started(op,
+		C.gc_iallgather(s.c(), r.c(), cn, dt, ch, ip))
 }
 
 // Alltoall sends block j of send, len(send)/Size() bytes, to rank j, and
@@ -552,7 +615,11 @@ func (c *Comm) alltoall(nb bool, s, r span) (*Request, error) {
 			return nil, err
 		}
 	}
-	return c.collective(op, nb, s.dt, -1, func(req *C.MPI_Request) C.int {
-		return C.gc_alltoall(s.p, r.p, C.int(n), s.dt.h, c.h, cbool(inPlace), req)
-	}, s, r)
+	cn, dt, ch, ip := C.int(n), hType(s.dt.h), hComm(c.h), cbool(inPlace)
+	if !nb {
+		return nil, mpiErr(op, C.gc_alltoall(s.c(), r.c(), cn, dt, ch, ip))
+	}
+	req := startColl(s.dt, -1, s.p, r.p)
+	return req.started(op,
+		C.gc_ialltoall(s.c(), r.c(), cn, dt, ch, ip))
 }

@@ -36,6 +36,13 @@ func (c *Comm) setup(op string) error {
 
 // check is the common misuse check of every communicator operation.
 func (c *Comm) check(op string) error {
+	if state.Load() == stateInit && c != nil && !c.freed.Load() {
+		return nil
+	}
+	return c.checkErr(op)
+}
+
+func (c *Comm) checkErr(op string) error {
 	if err := checkState(op); err != nil {
 		return err
 	}
@@ -50,9 +57,13 @@ func (c *Comm) check(op string) error {
 
 // checkRank accepts 0..size-1 and the given extra special ranks.
 func (c *Comm) checkRank(op string, r int, special ...int) error {
-	if r >= 0 && r < c.size {
+	if uint(r) < uint(c.size) {
 		return nil
 	}
+	return c.rankErr(op, r, special)
+}
+
+func (c *Comm) rankErr(op string, r int, special []int) error {
 	for _, s := range special {
 		if r == s {
 			return nil
@@ -63,9 +74,13 @@ func (c *Comm) checkRank(op string, r int, special ...int) error {
 
 // checkTag accepts 0..MPI_TAG_UB, and AnyTag when anyOK.
 func checkTag(op string, tag int, anyOK bool) error {
-	if (tag >= 0 && tag <= tagUB) || (anyOK && tag == AnyTag) {
+	if uint(tag) <= uint(tagUB) || (anyOK && tag == AnyTag) {
 		return nil
 	}
+	return tagErr(op, tag)
+}
+
+func tagErr(op string, tag int) error {
 	return misuse(ErrTag, op, "tag %d, MPI_TAG_UB %d", tag, tagUB)
 }
 
@@ -176,5 +191,5 @@ func (c *Comm) Barrier() error {
 	if err := c.check("MPI_Barrier"); err != nil {
 		return err
 	}
-	return mpiErr("MPI_Barrier", C.MPI_Barrier(c.h))
+	return mpiErr("MPI_Barrier", C.gc_barrier(hComm(c.h)))
 }

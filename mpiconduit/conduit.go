@@ -20,11 +20,10 @@ type Conduit struct {
 	comm *Comm
 
 	mu     sync.Mutex
-	reqs   []C.MPI_Request
+	reqs   []C.uintptr_t // MPI_Request handles
 	tokens []uint64
 	pins   []*runtime.Pinner
 	idx    []C.int
-	out    C.int // Testsome's count; a field, since a local whose address goes to C escapes
 	spare  []*runtime.Pinner
 }
 
@@ -78,19 +77,18 @@ func (cd *Conduit) start(op string, peer, tag int, b []byte, token uint64, send 
 	if len(b) > 0 {
 		pin.Pin(unsafe.SliceData(b))
 	}
-	var h C.MPI_Request
-	var rc C.int
+	var res C.gc_start
 	if send {
-		rc = C.MPI_Isend(x.p, x.n, Byte.h, C.int(peer), C.int(tag), cd.comm.h, &h)
+		res = C.gc_isend(cbuf(x.p), x.n, hType(Byte.h), C.int(peer), C.int(tag), hComm(cd.comm.h))
 	} else {
-		rc = C.MPI_Irecv(x.p, x.n, Byte.h, C.int(peer), C.int(tag), cd.comm.h, &h)
+		res = C.gc_irecv(cbuf(x.p), x.n, hType(Byte.h), C.int(peer), C.int(tag), hComm(cd.comm.h))
 	}
-	if err := mpiErr(op, rc); err != nil {
+	if err := mpiErr(op, res.rc); err != nil {
 		pin.Unpin()
 		cd.spare = append(cd.spare, pin)
 		return err
 	}
-	cd.reqs = append(cd.reqs, h)
+	cd.reqs = append(cd.reqs, res.req)
 	cd.tokens = append(cd.tokens, token)
 	cd.pins = append(cd.pins, pin)
 	return nil
@@ -110,10 +108,11 @@ func (cd *Conduit) Poll(done []uint64) ([]uint64, error) {
 	if cap(cd.idx) < n {
 		cd.idx = make([]C.int, n)
 	}
-	if err := mpiErr("MPI_Testsome", C.gc_testsome(C.int(n), &cd.reqs[0], &cd.out, &cd.idx[:n][0])); err != nil {
+	res := C.gc_testsome(C.int(n), &cd.reqs[0], &cd.idx[:n][0])
+	if err := mpiErr("MPI_Testsome", res.rc); err != nil {
 		return done, err
 	}
-	out := cd.out
+	out := res.flag
 	if out == C.MPI_UNDEFINED || out == 0 {
 		return done, nil
 	}

@@ -12,16 +12,32 @@ import (
 )
 
 // Datatype is an MPI datatype with its size in bytes.
-type Datatype struct {
+//
+// It is one pointer to an immutable description, so that the typed
+// operations pass it around for the cost of a word.
+type Datatype struct{ *dtype }
+
+type dtype struct {
 	h    C.MPI_Datatype
 	size int
 	name string
+	kind uint8 // the data kind of a predefined datatype (kindOf), for the operator checks
 }
 
 // Size is the size of one element in bytes.
-func (d Datatype) Size() int { return d.size }
+func (d Datatype) Size() int {
+	if d.dtype == nil {
+		return 0
+	}
+	return d.size
+}
 
-func (d Datatype) String() string { return d.name }
+func (d Datatype) String() string {
+	if d.dtype == nil {
+		return ""
+	}
+	return d.name
+}
 
 // The pair types of MINLOC and MAXLOC, laid out as MPI's C structs.
 type (
@@ -50,7 +66,20 @@ type (
 )
 
 func newDatatype(code int, size int, name string) Datatype {
-	return Datatype{h: C.gc_datatype(C.int(code)), size: size, name: name}
+	d := &dtype{h: C.gc_datatype(C.int(code)), size: size, name: name}
+	switch {
+	case code == 1:
+		d.kind = kindByte
+	case code <= 9:
+		d.kind = kindInt
+	case code <= 11:
+		d.kind = kindFloat
+	case code <= 13:
+		d.kind = kindComplex
+	default:
+		d.kind = kindPair
+	}
+	return Datatype{d}
 }
 
 // The predefined datatypes. The codes match gc_datatype in gc.c.
@@ -96,43 +125,57 @@ var (
 
 // DatatypeOf is the MPI datatype of T.
 func DatatypeOf[T Element]() Datatype {
-	t := reflect.TypeFor[T]()
-	switch t.Kind() {
-	case reflect.Int8:
-		return Int8
-	case reflect.Int16:
-		return Int16
-	case reflect.Int32:
-		return Int32
-	case reflect.Int64:
-		return Int64
-	case reflect.Int:
-		if t.Size() == 4 {
+	// A type switch on a nil *T costs a few comparisons and never allocates;
+	// named types (~float64 ...) take the reflect path.
+	switch any((*T)(nil)).(type) {
+	case *float64:
+		return Float64
+	case *int:
+		if unsafe.Sizeof(int(0)) == 4 {
 			return Int32
 		}
 		return Int64
-	case reflect.Uint8:
-		return Uint8
-	case reflect.Uint16:
-		return Uint16
-	case reflect.Uint32:
-		return Uint32
-	case reflect.Uint64:
-		return Uint64
-	case reflect.Uint:
-		if t.Size() == 4 {
+	case *uint:
+		if unsafe.Sizeof(uint(0)) == 4 {
 			return Uint32
 		}
 		return Uint64
-	case reflect.Float32:
+	case *byte:
+		return Uint8
+	case *int32:
+		return Int32
+	case *int64:
+		return Int64
+	case *float32:
 		return Float32
-	case reflect.Float64:
-		return Float64
-	case reflect.Complex64:
-		return Complex64
-	case reflect.Complex128:
+	case *uint64:
+		return Uint64
+	case *uint32:
+		return Uint32
+	case *int8:
+		return Int8
+	case *int16:
+		return Int16
+	case *uint16:
+		return Uint16
+	case *complex128:
 		return Complex128
+	case *complex64:
+		return Complex64
+	case *Float64Int:
+		return DoubleInt
+	case *Float32Int:
+		return FloatInt
+	case *Int32Int:
+		return TwoInt
+	case *Int64Int:
+		return LongInt
 	}
+	return datatypeOf(reflect.TypeFor[T]())
+}
+
+// datatypeOf is DatatypeOf for named types, by kind and size.
+func datatypeOf(t reflect.Type) Datatype {
 	switch t {
 	case tFloat64Int:
 		return DoubleInt
@@ -143,7 +186,50 @@ func DatatypeOf[T Element]() Datatype {
 	case tInt64Int:
 		return LongInt
 	}
+	if d, ok := datatypeOfKindOK(t.Kind(), t.Size()); ok {
+		return d
+	}
 	panic("mpiconduit: no MPI datatype for " + t.String()) // unreachable: Element is closed
+}
+
+func datatypeOfKindOK(k reflect.Kind, size uintptr) (Datatype, bool) {
+	switch k {
+	case reflect.Int8:
+		return Int8, true
+	case reflect.Int16:
+		return Int16, true
+	case reflect.Int32:
+		return Int32, true
+	case reflect.Int64:
+		return Int64, true
+	case reflect.Int:
+		if size == 4 {
+			return Int32, true
+		}
+		return Int64, true
+	case reflect.Uint8:
+		return Uint8, true
+	case reflect.Uint16:
+		return Uint16, true
+	case reflect.Uint32:
+		return Uint32, true
+	case reflect.Uint64:
+		return Uint64, true
+	case reflect.Uint:
+		if size == 4 {
+			return Uint32, true
+		}
+		return Uint64, true
+	case reflect.Float32:
+		return Float32, true
+	case reflect.Float64:
+		return Float64, true
+	case reflect.Complex64:
+		return Complex64, true
+	case reflect.Complex128:
+		return Complex128, true
+	}
+	return Datatype{}, false
 }
 
 // buf is a Go or C buffer as MPI sees it: address, element count, datatype.
@@ -173,13 +259,17 @@ func byteBuf(op string, s []byte) (buf, error) {
 }
 
 func sliceBuf(op string, p unsafe.Pointer, isNil bool, n int, dt Datatype) (buf, error) {
+	if !isNil && n <= math.MaxInt32 {
+		return buf{p: p, n: C.int(n), dt: dt}, nil
+	}
+	return buf{}, sliceErr(op, isNil, n)
+}
+
+func sliceErr(op string, isNil bool, n int) error {
 	if isNil {
-		return buf{}, misuse(ErrNilBuffer, op, "a buffer is required")
+		return misuse(ErrNilBuffer, op, "a buffer is required")
 	}
-	if n > math.MaxInt32 {
-		return buf{}, misuse(ErrCount, op, "%d elements > %d", n, math.MaxInt32)
-	}
-	return buf{p: p, n: C.int(n), dt: dt}, nil
+	return misuse(ErrCount, op, "%d elements > %d", n, math.MaxInt32)
 }
 
 // part is elements [off, off+n) of b, for collectives that address blocks.

@@ -68,20 +68,34 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Op == "" && t.Class == e.Class
 }
 
-// mpiErr turns an MPI return code into an error (nil for MPI_SUCCESS).
+// mpiErr turns an MPI return code into an error (nil for MPI_SUCCESS). It
+// inlines; the error itself is built out of line.
 func mpiErr(op string, rc C.int) error {
 	if rc == C.MPI_SUCCESS {
 		return nil
 	}
+	return newError(op, rc)
+}
+
+//go:noinline
+func newError(op string, rc C.int) error {
 	var buf [C.MPI_MAX_ERROR_STRING + 1]C.char
 	var n, cls C.int
 	C.gc_error_string(rc, &buf[0], &n, &cls)
 	return &Error{Op: op, Code: int(rc), Class: int(cls), Msg: C.GoStringN(&buf[0], n)}
 }
 
-// misuse wraps a sentinel with the operation and a detail.
+// misuse wraps a sentinel with the operation and a detail. The checks on the
+// hot paths call it only from out-of-line slow paths (checkErr, needErr ...),
+// which keeps the checks small enough to inline or nearly so.
 func misuse(sentinel error, op, format string, args ...any) error {
 	return fmt.Errorf("%w: %s: %s", sentinel, op, fmt.Sprintf(format, args...))
 }
 
-var _ = unsafe.Pointer(nil)
+// Cgo arguments. A handle crosses as uintptr_t (see gc.h), a buffer as
+// char *: the elements are numbers, so cgo need not look into the memory.
+
+func hComm(h C.MPI_Comm) C.uintptr_t     { return C.uintptr_t(uintptr(unsafe.Pointer(h))) }
+func hType(h C.MPI_Datatype) C.uintptr_t { return C.uintptr_t(uintptr(unsafe.Pointer(h))) }
+func hOp(h C.MPI_Op) C.uintptr_t         { return C.uintptr_t(uintptr(unsafe.Pointer(h))) }
+func cbuf(p unsafe.Pointer) *C.char      { return (*C.char)(p) }

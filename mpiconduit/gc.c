@@ -83,51 +83,95 @@ void gc_fill_status(MPI_Status *s, MPI_Datatype dt, gc_status *out) {
 	out->count = (long long)n;
 }
 
-int gc_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c, gc_status *st) {
-	MPI_Status s;
-	int rc = MPI_Recv(buf, count, dt, src, tag, c, &s);
-	if (rc == MPI_SUCCESS) gc_fill_status(&s, dt, st);
-	return rc;
+_Static_assert(sizeof(MPI_Request) == sizeof(uintptr_t), "request handles are held as uintptr_t");
+
+uintptr_t gc_request_null_h(void) { return (uintptr_t)MPI_REQUEST_NULL; }
+
+int gc_send(const char *b, int n, uintptr_t dt, int dest, int tag, uintptr_t c) {
+	return MPI_Send(b, n, GC_TYPE(dt), dest, tag, GC_COMM(c));
 }
 
-int gc_probe(int src, int tag, MPI_Comm c, gc_status *st) {
+gc_result gc_recv(char *b, int n, uintptr_t dt, int src, int tag, uintptr_t c) {
+	gc_result r = {0};
 	MPI_Status s;
-	int rc = MPI_Probe(src, tag, c, &s);
-	if (rc == MPI_SUCCESS) gc_fill_status(&s, MPI_BYTE, st);
-	return rc;
+	r.rc = MPI_Recv(b, n, GC_TYPE(dt), src, tag, GC_COMM(c), &s);
+	if (r.rc == MPI_SUCCESS) gc_fill_status(&s, GC_TYPE(dt), &r.st);
+	return r;
 }
 
-int gc_iprobe(int src, int tag, MPI_Comm c, int *flag, gc_status *st) {
+gc_result gc_probe(int src, int tag, uintptr_t c) {
+	gc_result r = {0};
 	MPI_Status s;
-	int rc = MPI_Iprobe(src, tag, c, flag, &s);
-	if (rc == MPI_SUCCESS && *flag) gc_fill_status(&s, MPI_BYTE, st);
-	return rc;
+	r.rc = MPI_Probe(src, tag, GC_COMM(c), &s);
+	if (r.rc == MPI_SUCCESS) gc_fill_status(&s, MPI_BYTE, &r.st);
+	return r;
 }
 
-int gc_test(MPI_Request *r, int *flag, MPI_Datatype dt, gc_status *st) {
+gc_result gc_iprobe(int src, int tag, uintptr_t c) {
+	gc_result r = {0};
 	MPI_Status s;
-	int rc = MPI_Test(r, flag, &s);
-	if (rc == MPI_SUCCESS && *flag) gc_fill_status(&s, dt, st);
-	return rc;
+	r.rc = MPI_Iprobe(src, tag, GC_COMM(c), &r.flag, &s);
+	if (r.rc == MPI_SUCCESS && r.flag) gc_fill_status(&s, MPI_BYTE, &r.st);
+	return r;
 }
 
-int gc_wait(MPI_Request *r, MPI_Datatype dt, gc_status *st) {
-	MPI_Status s;
-	int rc = MPI_Wait(r, &s);
-	if (rc == MPI_SUCCESS) gc_fill_status(&s, dt, st);
-	return rc;
+gc_start gc_isend(const char *b, int n, uintptr_t dt, int dest, int tag, uintptr_t c) {
+	MPI_Request q = MPI_REQUEST_NULL;
+	int rc = MPI_Isend(b, n, GC_TYPE(dt), dest, tag, GC_COMM(c), &q);
+	return (gc_start){rc, (uintptr_t)q};
 }
 
-int gc_testall(int n, MPI_Request *rs, int *flag) { return MPI_Testall(n, rs, flag, MPI_STATUSES_IGNORE); }
-int gc_waitall(int n, MPI_Request *rs) { return MPI_Waitall(n, rs, MPI_STATUSES_IGNORE); }
-
-int gc_testany(int n, MPI_Request *rs, int *index, int *flag, gc_status *st) {
-	MPI_Status s;
-	int rc = MPI_Testany(n, rs, index, flag, &s);
-	if (rc == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED) gc_fill_status(&s, MPI_BYTE, st);
-	return rc;
+gc_start gc_irecv(char *b, int n, uintptr_t dt, int src, int tag, uintptr_t c) {
+	MPI_Request q = MPI_REQUEST_NULL;
+	int rc = MPI_Irecv(b, n, GC_TYPE(dt), src, tag, GC_COMM(c), &q);
+	return (gc_start){rc, (uintptr_t)q};
 }
 
-int gc_testsome(int n, MPI_Request *rs, int *outcount, int *indices) {
-	return MPI_Testsome(n, rs, outcount, indices, MPI_STATUSES_IGNORE);
+int gc_barrier(uintptr_t c) { return MPI_Barrier(GC_COMM(c)); }
+
+gc_result gc_test(uintptr_t h, uintptr_t dt) {
+	gc_result r = {0};
+	MPI_Request q = GC_REQ(h);
+	MPI_Status s;
+	r.rc = MPI_Test(&q, &r.flag, &s);
+	r.req = (uintptr_t)q;
+	if (r.rc == MPI_SUCCESS && r.flag) gc_fill_status(&s, GC_TYPE(dt), &r.st);
+	return r;
+}
+
+gc_result gc_wait(uintptr_t h, uintptr_t dt) {
+	gc_result r = {0};
+	MPI_Request q = GC_REQ(h);
+	MPI_Status s;
+	r.rc = MPI_Wait(&q, &s);
+	r.req = (uintptr_t)q;
+	if (r.rc == MPI_SUCCESS) gc_fill_status(&s, GC_TYPE(dt), &r.st);
+	return r;
+}
+
+int gc_cancel(uintptr_t h) {
+	MPI_Request q = GC_REQ(h);
+	return MPI_Cancel(&q);
+}
+
+gc_result gc_testall(int n, uintptr_t *rs) {
+	gc_result r = {0};
+	r.rc = MPI_Testall(n, (MPI_Request *)rs, &r.flag, MPI_STATUSES_IGNORE);
+	return r;
+}
+
+int gc_waitall(int n, uintptr_t *rs) { return MPI_Waitall(n, (MPI_Request *)rs, MPI_STATUSES_IGNORE); }
+
+gc_result gc_testany(int n, uintptr_t *rs) {
+	gc_result r = {0};
+	MPI_Status s;
+	r.rc = MPI_Testany(n, (MPI_Request *)rs, &r.index, &r.flag, &s);
+	if (r.rc == MPI_SUCCESS && r.flag && r.index != MPI_UNDEFINED) gc_fill_status(&s, MPI_BYTE, &r.st);
+	return r;
+}
+
+gc_result gc_testsome(int n, uintptr_t *rs, int *indices) {
+	gc_result r = {0};
+	r.rc = MPI_Testsome(n, (MPI_Request *)rs, &r.flag, indices, MPI_STATUSES_IGNORE);
+	return r;
 }

@@ -6,6 +6,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 
 MPI_Comm gc_comm_world(void);
 MPI_Comm gc_comm_self(void);
@@ -27,14 +28,57 @@ int gc_error_string(int code, char *buf, int *len, int *cls);
 typedef struct { int source, tag, error, cancelled; long long count; } gc_status;
 void gc_fill_status(MPI_Status *s, MPI_Datatype dt, gc_status *out);
 
-int gc_recv(void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm c, gc_status *st);
-int gc_probe(int src, int tag, MPI_Comm c, gc_status *st);
-int gc_iprobe(int src, int tag, MPI_Comm c, int *flag, gc_status *st);
-int gc_test(MPI_Request *r, int *flag, MPI_Datatype dt, gc_status *st);
-int gc_wait(MPI_Request *r, MPI_Datatype dt, gc_status *st);
-int gc_testall(int n, MPI_Request *rs, int *flag);
-int gc_waitall(int n, MPI_Request *rs);
-int gc_testany(int n, MPI_Request *rs, int *index, int *flag, gc_status *st);
-int gc_testsome(int n, MPI_Request *rs, int *outcount, int *indices);
+// The hot-path wrappers below are shaped for cgo's cost model:
+//   - MPI handles (MPI_Comm, MPI_Datatype, MPI_Op, MPI_Request) cross as
+//     uintptr_t: in Open MPI they are pointers to C structs, and a C pointer
+//     argument makes cgo check at run time that it is not a Go pointer.
+//   - Buffers cross as char *: gocoll's buffers hold only numbers, and a
+//     pointer to a pointer-free type needs no cgo pointer check (void * does).
+//   - Outputs come back by value (gc_result, gc_start), never through a
+//     pointer to Go memory, which would force the Go variable to the heap.
+// None is marked #cgo nocallback: any call that lets Open MPI progress may
+// run a pending nonblocking reduction, and with it a Go user operator.
+#define GC_COMM(h) ((MPI_Comm)(h))
+#define GC_TYPE(h) ((MPI_Datatype)(h))
+#define GC_OP(h) ((MPI_Op)(h))
+#define GC_REQ(h) ((MPI_Request)(h))
+
+// gc_result is what a receive, probe, test or wait returns: MPI's return
+// code, the completion flag (test, iprobe, testall, testany) or the outcount
+// (testsome), the index (testany), the request handle as MPI left it (test,
+// wait) and the status (filled when rc is MPI_SUCCESS and an operation
+// completed).
+typedef struct {
+	int rc, flag, index;
+	uintptr_t req;
+	gc_status st;
+} gc_result;
+
+// gc_start is what starting a nonblocking operation returns.
+typedef struct {
+	int rc;
+	uintptr_t req;
+} gc_start;
+
+uintptr_t gc_request_null_h(void);
+
+int gc_send(const char *b, int n, uintptr_t dt, int dest, int tag, uintptr_t c);
+gc_result gc_recv(char *b, int n, uintptr_t dt, int src, int tag, uintptr_t c);
+gc_result gc_probe(int src, int tag, uintptr_t c);
+gc_result gc_iprobe(int src, int tag, uintptr_t c);
+gc_start gc_isend(const char *b, int n, uintptr_t dt, int dest, int tag, uintptr_t c);
+gc_start gc_irecv(char *b, int n, uintptr_t dt, int src, int tag, uintptr_t c);
+int gc_barrier(uintptr_t c);
+
+gc_result gc_test(uintptr_t r, uintptr_t dt);
+gc_result gc_wait(uintptr_t r, uintptr_t dt);
+int gc_cancel(uintptr_t r);
+
+// The multi-request calls take arrays of request handles held as uintptr_t
+// (the same bits as MPI_Request) and update them in place.
+gc_result gc_testall(int n, uintptr_t *rs);
+int gc_waitall(int n, uintptr_t *rs);
+gc_result gc_testany(int n, uintptr_t *rs);
+gc_result gc_testsome(int n, uintptr_t *rs, int *indices);
 
 #endif

@@ -1,65 +1,88 @@
 #include "gc_coll.h"
 #include "_cgo_export.h"
 
-static void *gc_ip(int in_place, const void *p) { return in_place ? MPI_IN_PLACE : (void *)p; }
+static const void *gc_ip(int in_place, const char *p) { return in_place ? MPI_IN_PLACE : (const void *)p; }
+static void *gc_ipr(int in_place, char *p) { return in_place ? MPI_IN_PLACE : (void *)p; }
 
-int gc_bcast(void *b, int n, MPI_Datatype dt, int root, MPI_Comm c, MPI_Request *req) {
-	return req ? MPI_Ibcast(b, n, dt, root, c, req) : MPI_Bcast(b, n, dt, root, c);
+// GC_START runs a nonblocking MPI call that ends in its request argument.
+#define GC_START(call, ...)                                          \
+	MPI_Request q = MPI_REQUEST_NULL;                            \
+	int rc = call(__VA_ARGS__, &q);                              \
+	return (gc_start){rc, (uintptr_t)q}
+
+int gc_bcast(char *b, int n, uintptr_t dt, int root, uintptr_t c) {
+	return MPI_Bcast(b, n, GC_TYPE(dt), root, GC_COMM(c));
+}
+gc_start gc_ibcast(char *b, int n, uintptr_t dt, int root, uintptr_t c) {
+	GC_START(MPI_Ibcast, b, n, GC_TYPE(dt), root, GC_COMM(c));
 }
 
-int gc_reduce(const void *s, void *r, int n, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm c,
-	int in_place, MPI_Request *req) {
-	s = gc_ip(in_place, s);
-	return req ? MPI_Ireduce(s, r, n, dt, op, root, c, req) : MPI_Reduce(s, r, n, dt, op, root, c);
+gc_start gc_ibarrier(uintptr_t c) { GC_START(MPI_Ibarrier, GC_COMM(c)); }
+
+int gc_reduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, int root, uintptr_t c, int in_place) {
+	return MPI_Reduce(gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), root, GC_COMM(c));
+}
+gc_start gc_ireduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, int root, uintptr_t c,
+	int in_place) {
+	GC_START(MPI_Ireduce, gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), root, GC_COMM(c));
 }
 
-int gc_allreduce(const void *s, void *r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm c,
-	int in_place, MPI_Request *req) {
-	s = gc_ip(in_place, s);
-	return req ? MPI_Iallreduce(s, r, n, dt, op, c, req) : MPI_Allreduce(s, r, n, dt, op, c);
+int gc_allreduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place) {
+	return MPI_Allreduce(gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
+}
+gc_start gc_iallreduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place) {
+	GC_START(MPI_Iallreduce, gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
 }
 
-int gc_scan(const void *s, void *r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm c,
-	int in_place, MPI_Request *req) {
-	s = gc_ip(in_place, s);
-	return req ? MPI_Iscan(s, r, n, dt, op, c, req) : MPI_Scan(s, r, n, dt, op, c);
+int gc_scan(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place) {
+	return MPI_Scan(gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
+}
+gc_start gc_iscan(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place) {
+	GC_START(MPI_Iscan, gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
 }
 
-int gc_exscan(const void *s, void *r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm c,
-	int in_place, MPI_Request *req) {
-	s = gc_ip(in_place, s);
-	return req ? MPI_Iexscan(s, r, n, dt, op, c, req) : MPI_Exscan(s, r, n, dt, op, c);
+int gc_exscan(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place) {
+	return MPI_Exscan(gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
+}
+gc_start gc_iexscan(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place) {
+	GC_START(MPI_Iexscan, gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
 }
 
-int gc_reduce_scatter_block(const void *s, void *r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm c,
-	int in_place, MPI_Request *req) {
-	s = gc_ip(in_place, s);
-	return req ? MPI_Ireduce_scatter_block(s, r, n, dt, op, c, req)
-		   : MPI_Reduce_scatter_block(s, r, n, dt, op, c);
+int gc_reduce_scatter_block(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c,
+	int in_place) {
+	return MPI_Reduce_scatter_block(gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
+}
+gc_start gc_ireduce_scatter_block(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c,
+	int in_place) {
+	GC_START(MPI_Ireduce_scatter_block, gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
 }
 
-int gc_gather(const void *s, void *r, int n, MPI_Datatype dt, int root, MPI_Comm c,
-	int in_place, MPI_Request *req) {
-	s = gc_ip(in_place, s);
-	return req ? MPI_Igather(s, n, dt, r, n, dt, root, c, req) : MPI_Gather(s, n, dt, r, n, dt, root, c);
+int gc_gather(const char *s, char *r, int n, uintptr_t dt, int root, uintptr_t c, int in_place) {
+	return MPI_Gather(gc_ip(in_place, s), n, GC_TYPE(dt), r, n, GC_TYPE(dt), root, GC_COMM(c));
+}
+gc_start gc_igather(const char *s, char *r, int n, uintptr_t dt, int root, uintptr_t c, int in_place) {
+	GC_START(MPI_Igather, gc_ip(in_place, s), n, GC_TYPE(dt), r, n, GC_TYPE(dt), root, GC_COMM(c));
 }
 
-int gc_scatter(const void *s, void *r, int n, MPI_Datatype dt, int root, MPI_Comm c,
-	int in_place, MPI_Request *req) {
-	r = gc_ip(in_place, r);
-	return req ? MPI_Iscatter(s, n, dt, r, n, dt, root, c, req) : MPI_Scatter(s, n, dt, r, n, dt, root, c);
+int gc_scatter(const char *s, char *r, int n, uintptr_t dt, int root, uintptr_t c, int in_place) {
+	return MPI_Scatter(s, n, GC_TYPE(dt), gc_ipr(in_place, r), n, GC_TYPE(dt), root, GC_COMM(c));
+}
+gc_start gc_iscatter(const char *s, char *r, int n, uintptr_t dt, int root, uintptr_t c, int in_place) {
+	GC_START(MPI_Iscatter, s, n, GC_TYPE(dt), gc_ipr(in_place, r), n, GC_TYPE(dt), root, GC_COMM(c));
 }
 
-int gc_allgather(const void *s, void *r, int n, MPI_Datatype dt, MPI_Comm c,
-	int in_place, MPI_Request *req) {
-	s = gc_ip(in_place, s);
-	return req ? MPI_Iallgather(s, n, dt, r, n, dt, c, req) : MPI_Allgather(s, n, dt, r, n, dt, c);
+int gc_allgather(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place) {
+	return MPI_Allgather(gc_ip(in_place, s), n, GC_TYPE(dt), r, n, GC_TYPE(dt), GC_COMM(c));
+}
+gc_start gc_iallgather(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place) {
+	GC_START(MPI_Iallgather, gc_ip(in_place, s), n, GC_TYPE(dt), r, n, GC_TYPE(dt), GC_COMM(c));
 }
 
-int gc_alltoall(const void *s, void *r, int n, MPI_Datatype dt, MPI_Comm c,
-	int in_place, MPI_Request *req) {
-	s = gc_ip(in_place, s);
-	return req ? MPI_Ialltoall(s, n, dt, r, n, dt, c, req) : MPI_Alltoall(s, n, dt, r, n, dt, c);
+int gc_alltoall(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place) {
+	return MPI_Alltoall(gc_ip(in_place, s), n, GC_TYPE(dt), r, n, GC_TYPE(dt), GC_COMM(c));
+}
+gc_start gc_ialltoall(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place) {
+	GC_START(MPI_Ialltoall, gc_ip(in_place, s), n, GC_TYPE(dt), r, n, GC_TYPE(dt), GC_COMM(c));
 }
 
 // MPI passes an operator no user data, so each user operator gets its own

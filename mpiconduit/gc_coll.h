@@ -1,5 +1,4 @@
-// C side of the native collectives and of Go user operators. Each collective
-// wrapper blocks when req is NULL and starts the nonblocking form otherwise.
+// C side of the native collectives and of Go user operators.
 // in_place makes the wrapper pass MPI_IN_PLACE: Go code never holds that
 // value, because ((void *)1) in a Go pointer slot crashes stack copying.
 //
@@ -8,31 +7,39 @@
 #ifndef GOCOLL_GC_COLL_H
 #define GOCOLL_GC_COLL_H
 #include <mpi.h>
+#include "gc.h"
 
 // GC_USER_OPS is the number of C trampolines, so of user operators alive at once.
 #define GC_USER_OPS 32
 
-int gc_bcast(void *b, int n, MPI_Datatype dt, int root, MPI_Comm c, MPI_Request *req);
-int gc_reduce(const void *s, void *r, int n, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm c,
-	int in_place, MPI_Request *req);
-int gc_allreduce(const void *s, void *r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm c,
-	int in_place, MPI_Request *req);
-int gc_scan(const void *s, void *r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm c,
-	int in_place, MPI_Request *req);
-int gc_exscan(const void *s, void *r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm c,
-	int in_place, MPI_Request *req);
-int gc_reduce_scatter_block(const void *s, void *r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm c,
-	int in_place, MPI_Request *req);
+// The blocking form returns MPI's return code; the nonblocking form (gc_i...)
+// returns it with the new request. Handles and buffers cross as in gc.h.
+int gc_bcast(char *b, int n, uintptr_t dt, int root, uintptr_t c);
+gc_start gc_ibcast(char *b, int n, uintptr_t dt, int root, uintptr_t c);
+gc_start gc_ibarrier(uintptr_t c);
+int gc_reduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, int root, uintptr_t c, int in_place);
+gc_start gc_ireduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, int root, uintptr_t c,
+	int in_place);
+int gc_allreduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place);
+gc_start gc_iallreduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place);
+int gc_scan(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place);
+gc_start gc_iscan(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place);
+int gc_exscan(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place);
+gc_start gc_iexscan(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place);
+int gc_reduce_scatter_block(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c,
+	int in_place);
+gc_start gc_ireduce_scatter_block(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c,
+	int in_place);
 // n is the count of one rank's block; send and receive use the same datatype.
 // For gc_scatter, in_place stands for the receive buffer (at the root).
-int gc_gather(const void *s, void *r, int n, MPI_Datatype dt, int root, MPI_Comm c,
-	int in_place, MPI_Request *req);
-int gc_scatter(const void *s, void *r, int n, MPI_Datatype dt, int root, MPI_Comm c,
-	int in_place, MPI_Request *req);
-int gc_allgather(const void *s, void *r, int n, MPI_Datatype dt, MPI_Comm c,
-	int in_place, MPI_Request *req);
-int gc_alltoall(const void *s, void *r, int n, MPI_Datatype dt, MPI_Comm c,
-	int in_place, MPI_Request *req);
+int gc_gather(const char *s, char *r, int n, uintptr_t dt, int root, uintptr_t c, int in_place);
+gc_start gc_igather(const char *s, char *r, int n, uintptr_t dt, int root, uintptr_t c, int in_place);
+int gc_scatter(const char *s, char *r, int n, uintptr_t dt, int root, uintptr_t c, int in_place);
+gc_start gc_iscatter(const char *s, char *r, int n, uintptr_t dt, int root, uintptr_t c, int in_place);
+int gc_allgather(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place);
+gc_start gc_iallgather(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place);
+int gc_alltoall(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place);
+gc_start gc_ialltoall(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place);
 
 // gc_op_create makes an MPI operator whose function is trampoline slot.
 int gc_op_create(int slot, int commute, MPI_Op *op);

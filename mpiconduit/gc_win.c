@@ -92,3 +92,50 @@ int gc_osc_param(char *buf, int len) {
 	MPI_T_finalize();
 	return rc;
 }
+
+int gc_put(const char *o, int n, uintptr_t dt, int target, MPI_Aint disp, uintptr_t w) {
+	return MPI_Put(o, n, GC_TYPE(dt), target, disp, n, GC_TYPE(dt), GC_WIN(w));
+}
+
+int gc_get(char *o, int n, uintptr_t dt, int target, MPI_Aint disp, uintptr_t w) {
+	return MPI_Get(o, n, GC_TYPE(dt), target, disp, n, GC_TYPE(dt), GC_WIN(w));
+}
+
+int gc_accumulate(const char *o, int n, uintptr_t dt, int target, MPI_Aint disp, uintptr_t op, uintptr_t w) {
+	return MPI_Accumulate(o, n, GC_TYPE(dt), target, disp, n, GC_TYPE(dt), GC_OP(op), GC_WIN(w));
+}
+
+int gc_get_accumulate(const char *o, int on, uintptr_t odt, char *r, int rn, uintptr_t rdt, int target,
+	MPI_Aint disp, uintptr_t op, uintptr_t w) {
+	return MPI_Get_accumulate(o, on, GC_TYPE(odt), r, rn, GC_TYPE(rdt), target, disp, rn, GC_TYPE(rdt),
+		GC_OP(op), GC_WIN(w));
+}
+
+int gc_fetch_and_op(const char *o, char *r, uintptr_t dt, int target, MPI_Aint disp, uintptr_t op, uintptr_t w) {
+	return MPI_Fetch_and_op(o, r, GC_TYPE(dt), target, disp, GC_OP(op), GC_WIN(w));
+}
+
+int gc_compare_and_swap(const char *o, const char *c, char *r, uintptr_t dt, int target, MPI_Aint disp,
+	uintptr_t w) {
+	return MPI_Compare_and_swap(o, c, r, GC_TYPE(dt), target, disp, GC_WIN(w));
+}
+
+int gc_win_fence(int assert, uintptr_t w) { return MPI_Win_fence(assert, GC_WIN(w)); }
+int gc_win_complete(uintptr_t w) { return MPI_Win_complete(GC_WIN(w)); }
+int gc_win_wait(uintptr_t w) { return MPI_Win_wait(GC_WIN(w)); }
+
+gc_result gc_win_test(uintptr_t w) {
+	gc_result r = {0};
+	r.rc = MPI_Win_test(GC_WIN(w), &r.flag);
+	return r;
+}
+
+int gc_win_lock(int lt, int rank, int assert, uintptr_t w) { return MPI_Win_lock(lt, rank, assert, GC_WIN(w)); }
+int gc_win_unlock(int rank, uintptr_t w) { return MPI_Win_unlock(rank, GC_WIN(w)); }
+int gc_win_lock_all(int assert, uintptr_t w) { return MPI_Win_lock_all(assert, GC_WIN(w)); }
+int gc_win_unlock_all(uintptr_t w) { return MPI_Win_unlock_all(GC_WIN(w)); }
+int gc_win_flush(int rank, uintptr_t w) { return MPI_Win_flush(rank, GC_WIN(w)); }
+int gc_win_flush_all(uintptr_t w) { return MPI_Win_flush_all(GC_WIN(w)); }
+int gc_win_flush_local(int rank, uintptr_t w) { return MPI_Win_flush_local(rank, GC_WIN(w)); }
+int gc_win_flush_local_all(uintptr_t w) { return MPI_Win_flush_local_all(GC_WIN(w)); }
+int gc_win_sync(uintptr_t w) { return MPI_Win_sync(GC_WIN(w)); }

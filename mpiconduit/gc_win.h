@@ -4,6 +4,7 @@
 #ifndef GOCOLL_GC_WIN_H
 #define GOCOLL_GC_WIN_H
 #include <mpi.h>
+#include "gc.h"
 
 int gc_win_allocate(MPI_Aint size, int disp_unit, MPI_Comm c, void **base, MPI_Win *w);
 int gc_win_create(void *base, MPI_Aint size, int disp_unit, MPI_Comm c, MPI_Win *w);
@@ -26,5 +27,30 @@ int gc_one_node(MPI_Comm c, int *flag);
 // The value of Open MPI's "osc" MCA parameter (component selection), read
 // through the MPI tool interface; -1 when it cannot be read.
 int gc_osc_param(char *buf, int len);
+
+// The one-sided operations and the epoch calls, with handles and buffers
+// crossing as in gc.h (uintptr_t handles, char * buffers).
+#define GC_WIN(h) ((MPI_Win)(h))
+int gc_put(const char *o, int n, uintptr_t dt, int target, MPI_Aint disp, uintptr_t w);
+int gc_get(char *o, int n, uintptr_t dt, int target, MPI_Aint disp, uintptr_t w);
+int gc_accumulate(const char *o, int n, uintptr_t dt, int target, MPI_Aint disp, uintptr_t op, uintptr_t w);
+int gc_get_accumulate(const char *o, int on, uintptr_t odt, char *r, int rn, uintptr_t rdt, int target,
+	MPI_Aint disp, uintptr_t op, uintptr_t w);
+int gc_fetch_and_op(const char *o, char *r, uintptr_t dt, int target, MPI_Aint disp, uintptr_t op, uintptr_t w);
+int gc_compare_and_swap(const char *o, const char *c, char *r, uintptr_t dt, int target, MPI_Aint disp,
+	uintptr_t w);
+int gc_win_fence(int assert, uintptr_t w);
+int gc_win_complete(uintptr_t w);
+int gc_win_wait(uintptr_t w);
+gc_result gc_win_test(uintptr_t w);
+int gc_win_lock(int lt, int rank, int assert, uintptr_t w);
+int gc_win_unlock(int rank, uintptr_t w);
+int gc_win_lock_all(int assert, uintptr_t w);
+int gc_win_unlock_all(uintptr_t w);
+int gc_win_flush(int rank, uintptr_t w);
+int gc_win_flush_all(uintptr_t w);
+int gc_win_flush_local(int rank, uintptr_t w);
+int gc_win_flush_local_all(uintptr_t w);
+int gc_win_sync(uintptr_t w);
 
 #endif

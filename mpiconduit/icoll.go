@@ -19,9 +19,8 @@ func (c *Comm) Ibarrier() (*Request, error) {
 	if err := c.check(op); err != nil {
 		return nil, err
 	}
-	return c.collective(op, true, Byte, -1, func(req *C.MPI_Request) C.int {
-		return C.MPI_Ibarrier(c.h, req)
-	})
+	req := startColl(Byte, -1, nil, nil)
+	return req.started(op, C.gc_ibarrier(hComm(c.h)))
 }
 
 // Ibcast starts sending b from root to every process (MPI_Ibcast).

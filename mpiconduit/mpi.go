@@ -60,6 +60,13 @@ var (
 
 // checkState reports ErrNotInitialized or ErrFinalized outside Init..Finalize.
 func checkState(op string) error {
+	if state.Load() == stateInit {
+		return nil
+	}
+	return stateErr(op)
+}
+
+func stateErr(op string) error {
 	switch state.Load() {
 	case stateNew:
 		return misuse(ErrNotInitialized, op, "call Init first")

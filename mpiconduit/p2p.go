@@ -28,19 +28,31 @@ func (c *Comm) send(x buf, dest, tag int) error {
 	if err := c.checkPeer(op, dest, tag, false); err != nil {
 		return err
 	}
-	return mpiErr(op, C.MPI_Send(x.p, x.n, x.dt.h, C.int(dest), C.int(tag), c.h))
+	return mpiErr(op, C.gc_send(cbuf(x.p), x.n, hType(x.dt.h), C.int(dest), C.int(tag), hComm(c.h)))
 }
 
 // checkPeer validates a peer rank and tag; receives accept the wildcards.
 func (c *Comm) checkPeer(op string, peer, tag int, recv bool) error {
+	if state.Load() == stateInit && c != nil && !c.freed.Load() &&
+		uint(peer) < uint(c.size) && uint(tag) <= uint(tagUB) {
+		return nil
+	}
+	return c.checkPeerSlow(op, peer, tag, recv)
+}
+
+// checkPeerSlow is checkPeer for what its fast path does not accept: the
+// special ranks and tags, and errors.
+func (c *Comm) checkPeerSlow(op string, peer, tag int, recv bool) error {
 	if err := c.check(op); err != nil {
 		return err
 	}
-	special := []int{ProcNull}
+	var err error
 	if recv {
-		special = append(special, AnySource)
+		err = c.checkRank(op, peer, ProcNull, AnySource)
+	} else {
+		err = c.checkRank(op, peer, ProcNull)
 	}
-	if err := c.checkRank(op, peer, special...); err != nil {
+	if err != nil {
 		return err
 	}
 	return checkTag(op, tag, recv)
@@ -70,11 +82,11 @@ func (c *Comm) recv(x buf, source, tag int) (Status, error) {
 	if err := c.checkPeer(op, source, tag, true); err != nil {
 		return Status{}, err
 	}
-	var st C.gc_status
-	if err := mpiErr(op, C.gc_recv(x.p, x.n, x.dt.h, C.int(source), C.int(tag), c.h, &st)); err != nil {
+	res := C.gc_recv(cbuf(x.p), x.n, hType(x.dt.h), C.int(source), C.int(tag), hComm(c.h))
+	if err := mpiErr(op, res.rc); err != nil {
 		return Status{}, err
 	}
-	return statusOf(&st), nil
+	return statusOf(&res.st), nil
 }
 
 // Probe blocks until a matching message can be received and describes it
@@ -84,11 +96,11 @@ func (c *Comm) Probe(source, tag int) (Status, error) {
 	if err := c.checkPeer(op, source, tag, true); err != nil {
 		return Status{}, err
 	}
-	var st C.gc_status
-	if err := mpiErr(op, C.gc_probe(C.int(source), C.int(tag), c.h, &st)); err != nil {
+	res := C.gc_probe(C.int(source), C.int(tag), hComm(c.h))
+	if err := mpiErr(op, res.rc); err != nil {
 		return Status{}, err
 	}
-	return statusOf(&st), nil
+	return statusOf(&res.st), nil
 }
 
 // Iprobe reports whether a matching message can be received now (MPI_Iprobe).
@@ -97,12 +109,11 @@ func (c *Comm) Iprobe(source, tag int) (Status, bool, error) {
 	if err := c.checkPeer(op, source, tag, true); err != nil {
 		return Status{}, false, err
 	}
-	var st C.gc_status
-	var flag C.int
-	if err := mpiErr(op, C.gc_iprobe(C.int(source), C.int(tag), c.h, &flag, &st)); err != nil {
+	res := C.gc_iprobe(C.int(source), C.int(tag), hComm(c.h))
+	if err := mpiErr(op, res.rc); err != nil {
 		return Status{}, false, err
 	}
-	return statusOf(&st), flag != 0, nil
+	return statusOf(&res.st), res.flag != 0, nil
 }
 
 // Isend starts sending b (MPI_Isend); b is pinned and must not change until
@@ -129,11 +140,8 @@ func (c *Comm) isend(x buf, dest, tag int) (*Request, error) {
 	if err := c.checkPeer(op, dest, tag, false); err != nil {
 		return nil, err
 	}
-	r := newRequest(op, x.dt, x)
-	if err := mpiErr(op, C.MPI_Isend(x.p, x.n, x.dt.h, C.int(dest), C.int(tag), c.h, &r.h)); err != nil {
-		return r.fail(err)
-	}
-	return r, nil
+	r := newRequest(x.dt, x.p, nil)
+	return r.started(op, C.gc_isend(cbuf(x.p), x.n, hType(x.dt.h), C.int(dest), C.int(tag), hComm(c.h)))
 }
 
 // Irecv starts receiving into b (MPI_Irecv); b is pinned until completion.
@@ -159,9 +167,6 @@ func (c *Comm) irecv(x buf, source, tag int) (*Request, error) {
 	if err := c.checkPeer(op, source, tag, true); err != nil {
 		return nil, err
 	}
-	r := newRequest(op, x.dt, x)
-	if err := mpiErr(op, C.MPI_Irecv(x.p, x.n, x.dt.h, C.int(source), C.int(tag), c.h, &r.h)); err != nil {
-		return r.fail(err)
-	}
-	return r, nil
+	r := newRequest(x.dt, x.p, nil)
+	return r.started(op, C.gc_irecv(cbuf(x.p), x.n, hType(x.dt.h), C.int(source), C.int(tag), hComm(c.h)))
 }

@@ -7,6 +7,8 @@ import "C"
 
 import (
 	"runtime"
+	"sync"
+	"unsafe"
 )
 
 // Status describes a completed receive or a probed message.
@@ -26,30 +28,58 @@ func statusOf(s *C.gc_status) Status {
 // calls; after that the request is dead and Test or Wait on it return ErrFreed.
 // A Request belongs to one goroutine at a time.
 type Request struct {
-	h    C.MPI_Request
+	h    C.uintptr_t // the MPI_Request
 	dt   Datatype
-	op   string
-	pin  runtime.Pinner
+	pin  *runtime.Pinner // from pinners, while the request pins Go memory
 	done bool
-	keep []any // values that must live until completion (arrays MPI reads)
+	hold *opKeep // the hold on a user operator, dropped at completion (keepOp)
 }
 
-// newRequest pins the given Go buffers, which MPI keeps until completion.
-func newRequest(op string, dt Datatype, bufs ...buf) *Request {
-	r := &Request{op: op, dt: dt, h: C.gc_request_null()}
-	for _, b := range bufs {
-		if b.p != nil {
-			r.pin.Pin(b.p)
-		}
+// pinners recycles the Pinners of completed requests. The runtime keeps one
+// spare pinner per P; a Pinner that has pinned before keeps its own, so with
+// several requests outstanding, recycled Pinners save an allocation (and a
+// finalizer) per request.
+var pinners = sync.Pool{New: func() any { return new(runtime.Pinner) }}
+
+// reqNull is MPI_REQUEST_NULL, the address of an Open MPI global: valid
+// before MPI_Init, and read here once rather than by a cgo call per use.
+var reqNull = C.gc_request_null_h()
+
+// newRequest pins the Go buffers at p0 and p1 (either may be nil), which MPI
+// keeps until completion.
+func newRequest(dt Datatype, p0, p1 unsafe.Pointer) *Request {
+	r := &Request{dt: dt, h: reqNull}
+	if p0 == nil && p1 == nil {
+		return r
+	}
+	r.pin = pinners.Get().(*runtime.Pinner)
+	if p0 != nil {
+		r.pin.Pin(p0)
+	}
+	if p1 != nil && p1 != p0 {
+		r.pin.Pin(p1)
 	}
 	return r
+}
+
+// started records the outcome of starting r's operation.
+func (r *Request) started(op string, s C.gc_start) (*Request, error) {
+	r.h = s.req
+	if s.rc != C.MPI_SUCCESS {
+		return r.fail(newError(op, s.rc))
+	}
+	return r, nil
 }
 
 // finish releases what the request held, once MPI has completed it.
 func (r *Request) finish() {
 	r.done = true
-	r.pin.Unpin()
-	r.keep = nil
+	if r.pin != nil {
+		r.pin.Unpin()
+		pinners.Put(r.pin)
+		r.pin = nil
+	}
+	r.hold = nil
 }
 
 // fail is finish for an initiation that MPI refused.
@@ -59,6 +89,13 @@ func (r *Request) fail(err error) (*Request, error) {
 }
 
 func (r *Request) check(op string) error {
+	if state.Load() == stateInit && r != nil && !r.done {
+		return nil
+	}
+	return r.checkErr(op)
+}
+
+func (r *Request) checkErr(op string) error {
 	if err := checkState(op); err != nil {
 		return err
 	}
@@ -79,16 +116,16 @@ func (r *Request) Test() (bool, Status, error) {
 	if err := r.check("MPI_Test"); err != nil {
 		return false, Status{}, err
 	}
-	var flag C.int
-	var st C.gc_status
-	if err := mpiErr("MPI_Test", C.gc_test(&r.h, &flag, r.dt.h, &st)); err != nil {
+	res := C.gc_test(r.h, hType(r.dt.h))
+	r.h = res.req
+	if err := mpiErr("MPI_Test", res.rc); err != nil {
 		return false, Status{}, err
 	}
-	if flag == 0 {
+	if res.flag == 0 {
 		return false, Status{}, nil
 	}
 	r.finish()
-	return true, statusOf(&st), nil
+	return true, statusOf(&res.st), nil
 }
 
 // Wait blocks until the operation completes (MPI_Wait).
@@ -96,13 +133,13 @@ func (r *Request) Wait() (Status, error) {
 	if err := r.check("MPI_Wait"); err != nil {
 		return Status{}, err
 	}
-	var st C.gc_status
-	err := mpiErr("MPI_Wait", C.gc_wait(&r.h, r.dt.h, &st))
-	if err != nil {
+	res := C.gc_wait(r.h, hType(r.dt.h))
+	r.h = res.req
+	if err := mpiErr("MPI_Wait", res.rc); err != nil {
 		return Status{}, err
 	}
 	r.finish()
-	return statusOf(&st), nil
+	return statusOf(&res.st), nil
 }
 
 // Cancel marks the operation for cancellation (MPI_Cancel). It must still be
@@ -111,41 +148,39 @@ func (r *Request) Cancel() error {
 	if err := r.check("MPI_Cancel"); err != nil {
 		return err
 	}
-	return mpiErr("MPI_Cancel", C.MPI_Cancel(&r.h))
+	return mpiErr("MPI_Cancel", C.gc_cancel(r.h))
 }
 
 // handles gathers the MPI handles of rs; completed requests take part as
 // MPI_REQUEST_NULL, which MPI ignores, as it does in the C API.
-func handles(op string, rs []*Request) ([]C.MPI_Request, error) {
+func handles(op string, rs []*Request) ([]C.uintptr_t, error) {
 	if err := checkState(op); err != nil {
 		return nil, err
 	}
-	hs := make([]C.MPI_Request, len(rs))
-	null := C.gc_request_null()
+	hs := make([]C.uintptr_t, len(rs))
 	for i, r := range rs {
 		if r == nil {
 			return nil, misuse(ErrArg, op, "request %d is nil", i)
 		}
 		hs[i] = r.h
 		if r.done {
-			hs[i] = null
+			hs[i] = reqNull
 		}
 	}
 	return hs, nil
 }
 
 // settle finishes the requests whose handles MPI set to MPI_REQUEST_NULL.
-func settle(rs []*Request, hs []C.MPI_Request) {
-	null := C.gc_request_null()
+func settle(rs []*Request, hs []C.uintptr_t) {
 	for i, r := range rs {
 		r.h = hs[i]
-		if !r.done && hs[i] == null {
+		if !r.done && hs[i] == reqNull {
 			r.finish()
 		}
 	}
 }
 
-func first(hs []C.MPI_Request) *C.MPI_Request {
+func first(hs []C.uintptr_t) *C.uintptr_t {
 	if len(hs) == 0 {
 		return nil
 	}
@@ -159,10 +194,9 @@ func Testall(rs []*Request) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	var flag C.int
-	err = mpiErr("MPI_Testall", C.gc_testall(C.int(len(hs)), first(hs), &flag))
+	res := C.gc_testall(C.int(len(hs)), first(hs))
 	settle(rs, hs)
-	return flag != 0, err
+	return res.flag != 0, mpiErr("MPI_Testall", res.rc)
 }
 
 // Waitall blocks until all requests complete (MPI_Waitall).
@@ -183,14 +217,13 @@ func Testany(rs []*Request) (int, Status, error) {
 	if err != nil {
 		return -1, Status{}, err
 	}
-	var idx, flag C.int
-	var st C.gc_status
-	err = mpiErr("MPI_Testany", C.gc_testany(C.int(len(hs)), first(hs), &idx, &flag, &st))
+	res := C.gc_testany(C.int(len(hs)), first(hs))
+	err = mpiErr("MPI_Testany", res.rc)
 	settle(rs, hs)
-	if err != nil || flag == 0 || idx == C.MPI_UNDEFINED {
+	if err != nil || res.flag == 0 || res.index == C.MPI_UNDEFINED {
 		return -1, Status{}, err
 	}
-	return int(idx), statusOf(&st), nil
+	return int(res.index), statusOf(&res.st), nil
 }
 
 // Testsome finishes every completed request and returns their indices
@@ -201,13 +234,14 @@ func Testsome(rs []*Request) ([]int, error) {
 		return nil, err
 	}
 	idx := make([]C.int, len(hs))
-	var out C.int
 	var ip *C.int
 	if len(idx) > 0 {
 		ip = &idx[0]
 	}
-	err = mpiErr("MPI_Testsome", C.gc_testsome(C.int(len(hs)), first(hs), &out, ip))
+	res := C.gc_testsome(C.int(len(hs)), first(hs), ip)
+	err = mpiErr("MPI_Testsome", res.rc)
 	settle(rs, hs)
+	out := res.flag
 	if err != nil || out == C.MPI_UNDEFINED || out == 0 {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ var ErrOpTableFull = errors.New("mpiconduit: user-operator table full")
 // userOp is one slot of the user-operator table.
 type userOp struct {
 	fn     func(in, inout unsafe.Pointer, n int, dt Datatype)
-	elem   Datatype // the element type of NewOpOf; zero (size 0) for NewOp: any
+	elem   Datatype // the element type of NewOpOf; zero (no dtype) for NewOp: any
 	serial uint64
 	h      C.MPI_Op
 	// Guarded by opMu. A freed slot stays taken while refs > 0, because MPI
@@ -81,7 +81,7 @@ func newOp(fn func(in, inout unsafe.Pointer, n int, dt Datatype), elem Datatype,
 	}
 	for try := 0; ; try++ {
 		o, held, err := claimSlot(op, fn, elem, commute)
-		if err != nil || o.user != 0 {
+		if err != nil || o.opInfo != nil {
 			return o, err
 		}
 		if held == 0 || try == 20 {
@@ -115,10 +115,10 @@ func claimSlot(op string, fn func(in, inout unsafe.Pointer, n int, dt Datatype),
 		opSerial++
 		opSlots[i].Store(&userOp{fn: fn, elem: elem, serial: opSerial, h: h})
 		name := fmt.Sprintf("user operator %d", i)
-		if elem.size != 0 {
+		if elem.dtype != nil {
 			name += " on " + elem.name
 		}
-		return Op{h: h, name: name, user: i + 1, serial: opSerial}, 0, nil
+		return Op{&opInfo{h: h, name: name, user: i + 1, serial: opSerial}}, 0, nil
 	}
 	return Op{}, held, nil
 }
@@ -126,7 +126,7 @@ func claimSlot(op string, fn func(in, inout unsafe.Pointer, n int, dt Datatype),
 // entry is the live table entry of a user operator; nil once its slot was
 // emptied or reused. Call with opMu held.
 func (o Op) entry() *userOp {
-	if o.user < 1 || o.user > MaxUserOps {
+	if o.opInfo == nil || o.user < 1 || o.user > MaxUserOps {
 		return nil
 	}
 	u := opSlots[o.user-1].Load()
@@ -144,8 +144,8 @@ func (o Op) Free() error {
 	if err := checkState(op); err != nil {
 		return err
 	}
-	if o.user == 0 {
-		return misuse(ErrArg, op, "%q is not a user operator", o.name)
+	if o.opInfo == nil || o.user == 0 {
+		return misuse(ErrArg, op, "%q is not a user operator", o.String())
 	}
 	opMu.Lock()
 	defer opMu.Unlock()
@@ -165,7 +165,14 @@ func (o Op) Free() error {
 // until releaseOp, since MPI may call the operator until the operation
 // completes. It returns the slot, or -1 for a predefined operator.
 func holdOp(op string, o Op, dt Datatype) (int, error) {
-	if o.user == 0 {
+	if predefinedOK(o, dt) {
+		return -1, nil
+	}
+	return holdOpSlow(op, o, dt)
+}
+
+func holdOpSlow(op string, o Op, dt Datatype) (int, error) {
+	if o.opInfo == nil || o.user == 0 {
 		return -1, checkPredefined(op, o, dt)
 	}
 	opMu.Lock()
@@ -174,7 +181,7 @@ func holdOp(op string, o Op, dt Datatype) (int, error) {
 	if u == nil || u.freed {
 		return -1, misuse(ErrFreed, op, "%s was freed", o)
 	}
-	if u.elem.size != 0 && u.elem.h != dt.h {
+	if u.elem.dtype != nil && u.elem.h != dt.h {
 		return -1, misuse(ErrDatatype, op, "%s reduces %s, not %s", o, u.elem, dt)
 	}
 	u.refs++
@@ -184,9 +191,12 @@ func holdOp(op string, o Op, dt Datatype) (int, error) {
 // releaseOp undoes holdOp; the slot of a freed operator empties with its
 // last hold.
 func releaseOp(slot int) {
-	if slot < 0 {
-		return
+	if slot >= 0 {
+		releaseSlot(slot)
 	}
+}
+
+func releaseSlot(slot int) {
 	opMu.Lock()
 	defer opMu.Unlock()
 	u := opSlots[slot].Load()
@@ -197,7 +207,7 @@ func releaseOp(slot int) {
 }
 
 // opKeep holds a user operator for a nonblocking operation. It lives in
-// Request.keep, which completion drops; the next garbage collection then
+// Request.hold, which completion drops; the next garbage collection then
 // runs its cleanup, which releases the hold.
 type opKeep struct {
 	slot int
@@ -205,12 +215,15 @@ type opKeep struct {
 }
 
 func keepOp(r *Request, slot int) {
-	if slot < 0 {
-		return
+	if slot >= 0 {
+		keepSlot(r, slot)
 	}
+}
+
+func keepSlot(r *Request, slot int) {
 	k := &opKeep{slot: slot}
 	runtime.AddCleanup(k, releaseOp, slot)
-	r.keep = append(r.keep, k)
+	r.hold = k
 }
 
 // knownTypes are the datatypes a callback's handle is looked up in.
@@ -223,7 +236,7 @@ func datatypeOfHandle(h C.MPI_Datatype) Datatype {
 			return d
 		}
 	}
-	return Datatype{h: h, size: int(C.gc_type_size(h)), name: "MPI datatype"}
+	return Datatype{&dtype{h: h, size: int(C.gc_type_size(h)), name: "MPI datatype"}}
 }
 
 // gcUserOp is called by the C trampoline of slot for every MPI application
@@ -237,7 +250,7 @@ func gcUserOp(slot C.int, in, inout unsafe.Pointer, n C.int, dt C.MPI_Datatype) 
 		panic(fmt.Sprintf("mpiconduit: MPI called user operator %d, which no longer exists", slot))
 	}
 	d := u.elem
-	if d.size == 0 || d.h != dt {
+	if d.dtype == nil || d.h != dt {
 		d = datatypeOfHandle(dt)
 	}
 	u.fn(in, inout, int(n), d)

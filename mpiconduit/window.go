@@ -253,6 +253,9 @@ func oscAllows(param, name string) bool {
 	return slices.Contains(strings.Split(list, ","), name) != exclude
 }
 
+// hv is the window's handle as a cgo argument (see gc.h).
+func (w *Win) hv() C.uintptr_t { return C.uintptr_t(uintptr(unsafe.Pointer(w.h))) }
+
 // check is the common misuse check of every window operation.
 func (w *Win) check(op string) error {
 	if err := checkState(op); err != nil {
@@ -382,8 +385,8 @@ func (w *Win) rma(op string, target, disp, nbytes int, call func() C.int, ptrs .
 }
 
 func checkOp(op string, o Op) error {
-	if o.h == nil || o.user != 0 {
-		return misuse(ErrArg, op, "one-sided accumulation needs a predefined operator, not %q", o.name)
+	if o.handle() == nil || o.user != 0 {
+		return misuse(ErrArg, op, "one-sided accumulation needs a predefined operator, not %q", o.String())
 	}
 	return nil
 }
@@ -409,7 +412,7 @@ func Put[T Element](w *Win, b []T, target, disp int) error {
 
 func (w *Win) put(x buf, target, disp int) error {
 	return w.rma("MPI_Put", target, disp, int(x.n)*x.dt.size, func() C.int {
-		return C.MPI_Put(x.p, x.n, x.dt.h, C.int(target), C.MPI_Aint(disp), x.n, x.dt.h, w.h)
+		return C.gc_put(cbuf(x.p), x.n, hType(x.dt.h), C.int(target), C.MPI_Aint(disp), w.hv())
 	}, x.p)
 }
 
@@ -434,7 +437,7 @@ func Get[T Element](w *Win, b []T, target, disp int) error {
 
 func (w *Win) get(x buf, target, disp int) error {
 	return w.rma("MPI_Get", target, disp, int(x.n)*x.dt.size, func() C.int {
-		return C.MPI_Get(x.p, x.n, x.dt.h, C.int(target), C.MPI_Aint(disp), x.n, x.dt.h, w.h)
+		return C.gc_get(cbuf(x.p), x.n, hType(x.dt.h), C.int(target), C.MPI_Aint(disp), w.hv())
 	}, x.p)
 }
 
@@ -466,7 +469,7 @@ func (w *Win) accumulate(x buf, target, disp int, o Op) error {
 		return err
 	}
 	return w.rma(op, target, disp, int(x.n)*x.dt.size, func() C.int {
-		return C.MPI_Accumulate(x.p, x.n, x.dt.h, C.int(target), C.MPI_Aint(disp), x.n, x.dt.h, o.h, w.h)
+		return C.gc_accumulate(cbuf(x.p), x.n, hType(x.dt.h), C.int(target), C.MPI_Aint(disp), hOp(o.h), w.hv())
 	}, x.p)
 }
 
@@ -505,7 +508,7 @@ func GetAccumulate[T Element](w *Win, origin, result []T, target, disp int, op O
 // originFor is the origin of a GetAccumulate whose result is r: as long as r,
 // or empty for OpNoOp, whose origin MPI ignores.
 func originFor(name string, isNil bool, mk func() (buf, error), r buf, op Op) (buf, error) {
-	if isNil && op.h != nil && op.h == OpNoOp.h {
+	if isNil && op.handle() != nil && op.h == OpNoOp.h {
 		return buf{n: 0, dt: r.dt}, nil
 	}
 	o, err := mk()
@@ -525,8 +528,8 @@ func (w *Win) getAccumulate(o, r buf, target, disp int, op Op) error {
 		return err
 	}
 	return w.rma(name, target, disp, int(r.n)*r.dt.size, func() C.int {
-		return C.MPI_Get_accumulate(o.p, o.n, o.dt.h, r.p, r.n, r.dt.h,
-			C.int(target), C.MPI_Aint(disp), r.n, r.dt.h, op.h, w.h)
+		return C.gc_get_accumulate(cbuf(o.p), o.n, hType(o.dt.h), cbuf(r.p), r.n, hType(r.dt.h),
+			C.int(target), C.MPI_Aint(disp), hOp(op.h), w.hv())
 	}, o.p, r.p)
 }
 
@@ -560,7 +563,7 @@ func (w *Win) fetchAndOp(o, r unsafe.Pointer, dt Datatype, target, disp int, op 
 		return err
 	}
 	return w.rma(name, target, disp, dt.size, func() C.int {
-		return C.MPI_Fetch_and_op(o, r, dt.h, C.int(target), C.MPI_Aint(disp), op.h, w.h)
+		return C.gc_fetch_and_op(cbuf(o), cbuf(r), hType(dt.h), C.int(target), C.MPI_Aint(disp), hOp(op.h), w.hv())
 	}, o, r)
 }
 
@@ -598,7 +601,7 @@ func (w *Win) compareAndSwap(o, c, r unsafe.Pointer, dt Datatype, target, disp i
 			"8-byte compare-and-swap (Open MPI issue 7967); use a 4-byte integer type, or run across nodes")
 	}
 	return w.rma(name, target, disp, dt.size, func() C.int {
-		return C.MPI_Compare_and_swap(o, c, r, dt.h, C.int(target), C.MPI_Aint(disp), w.h)
+		return C.gc_compare_and_swap(cbuf(o), cbuf(c), cbuf(r), hType(dt.h), C.int(target), C.MPI_Aint(disp), w.hv())
 	}, o, r)
 }
 
@@ -642,7 +645,7 @@ func (w *Win) Fence(assert int) error {
 	if err := checkAssert(op, assert, fenceModes); err != nil {
 		return err
 	}
-	return w.complete(op, allTargets, func() C.int { return C.MPI_Win_fence(C.int(assert), w.h) })
+	return w.complete(op, allTargets, func() C.int { return C.gc_win_fence(C.int(assert), w.hv()) })
 }
 
 // ranksOf validates a group of ranks of the window's communicator.
@@ -702,7 +705,7 @@ func (w *Win) Start(group []int, assert int) error {
 // Complete closes the access epoch of Start and completes its operations
 // (MPI_Win_complete).
 func (w *Win) Complete() error {
-	return w.complete("MPI_Win_complete", allTargets, func() C.int { return C.MPI_Win_complete(w.h) })
+	return w.complete("MPI_Win_complete", allTargets, func() C.int { return C.gc_win_complete(w.hv()) })
 }
 
 // Wait blocks until every process of the Post group has called Complete,
@@ -712,7 +715,7 @@ func (w *Win) Wait() error {
 	if err := w.check(op); err != nil {
 		return err
 	}
-	return mpiErr(op, C.MPI_Win_wait(w.h))
+	return mpiErr(op, C.gc_win_wait(w.hv()))
 }
 
 // Test is the nonblocking Wait (MPI_Win_test): true when the exposure epoch
@@ -722,11 +725,11 @@ func (w *Win) Test() (bool, error) {
 	if err := w.check(op); err != nil {
 		return false, err
 	}
-	var flag C.int
-	if err := mpiErr(op, C.MPI_Win_test(w.h, &flag)); err != nil {
+	res := C.gc_win_test(w.hv())
+	if err := mpiErr(op, res.rc); err != nil {
 		return false, err
 	}
-	return flag != 0, nil
+	return res.flag != 0, nil
 }
 
 // Lock opens a passive-target access epoch to rank's window (MPI_Win_lock);
@@ -745,13 +748,13 @@ func (w *Win) Lock(lt LockType, rank, assert int) error {
 	if err := checkAssert(op, assert, lockModes); err != nil {
 		return err
 	}
-	return mpiErr(op, C.MPI_Win_lock(C.int(lt), C.int(rank), C.int(assert), w.h))
+	return mpiErr(op, C.gc_win_lock(C.int(lt), C.int(rank), C.int(assert), w.hv()))
 }
 
 // Unlock closes the epoch of Lock and completes the operations to rank, at
 // the origin and at the target (MPI_Win_unlock).
 func (w *Win) Unlock(rank int) error {
-	return w.complete("MPI_Win_unlock", rank, func() C.int { return C.MPI_Win_unlock(C.int(rank), w.h) })
+	return w.complete("MPI_Win_unlock", rank, func() C.int { return C.gc_win_unlock(C.int(rank), w.hv()) })
 }
 
 // LockAll opens a shared passive-target access epoch to every window of the
@@ -765,37 +768,37 @@ func (w *Win) LockAll(assert int) error {
 	if err := checkAssert(op, assert, lockModes); err != nil {
 		return err
 	}
-	return mpiErr(op, C.MPI_Win_lock_all(C.int(assert), w.h))
+	return mpiErr(op, C.gc_win_lock_all(C.int(assert), w.hv()))
 }
 
 // UnlockAll closes the epoch of LockAll and completes every operation
 // (MPI_Win_unlock_all).
 func (w *Win) UnlockAll() error {
-	return w.complete("MPI_Win_unlock_all", allTargets, func() C.int { return C.MPI_Win_unlock_all(w.h) })
+	return w.complete("MPI_Win_unlock_all", allTargets, func() C.int { return C.gc_win_unlock_all(w.hv()) })
 }
 
 // Flush completes the operations to rank at the origin and the target,
 // inside a passive-target epoch (MPI_Win_flush).
 func (w *Win) Flush(rank int) error {
-	return w.complete("MPI_Win_flush", rank, func() C.int { return C.MPI_Win_flush(C.int(rank), w.h) })
+	return w.complete("MPI_Win_flush", rank, func() C.int { return C.gc_win_flush(C.int(rank), w.hv()) })
 }
 
 // FlushAll completes every operation at the origin and the targets
 // (MPI_Win_flush_all).
 func (w *Win) FlushAll() error {
-	return w.complete("MPI_Win_flush_all", allTargets, func() C.int { return C.MPI_Win_flush_all(w.h) })
+	return w.complete("MPI_Win_flush_all", allTargets, func() C.int { return C.gc_win_flush_all(w.hv()) })
 }
 
 // FlushLocal completes the operations to rank at the origin: their buffers
 // may be reused and Get results read (MPI_Win_flush_local).
 func (w *Win) FlushLocal(rank int) error {
-	return w.complete("MPI_Win_flush_local", rank, func() C.int { return C.MPI_Win_flush_local(C.int(rank), w.h) })
+	return w.complete("MPI_Win_flush_local", rank, func() C.int { return C.gc_win_flush_local(C.int(rank), w.hv()) })
 }
 
 // FlushLocalAll completes every operation at the origin
 // (MPI_Win_flush_local_all).
 func (w *Win) FlushLocalAll() error {
-	return w.complete("MPI_Win_flush_local_all", allTargets, func() C.int { return C.MPI_Win_flush_local_all(w.h) })
+	return w.complete("MPI_Win_flush_local_all", allTargets, func() C.int { return C.gc_win_flush_local_all(w.hv()) })
 }
 
 // Sync synchronizes the public and private copies of the local window
@@ -806,5 +809,5 @@ func (w *Win) Sync() error {
 	if err := w.check(op); err != nil {
 		return err
 	}
-	return mpiErr(op, C.MPI_Win_sync(w.h))
+	return mpiErr(op, C.gc_win_sync(w.hv()))
 }
