@@ -289,12 +289,27 @@ func (c *Comm) reduce(nb bool, s, r span, o Op, root int) (*Request, error) {
 // (MPI_Allreduce); recv needs len(send) elements. The same slice as send and
 // recv is in place.
 func Allreduce[T Element](c *Comm, send, recv []T, op Op) error {
-	_, err := c.allreduce(false, spanOf(send), spanOf(recv), op)
+	_, err := c.elementwise(false, kindAllreduce, spanOf(send), spanOf(recv), op)
 	return err
 }
 
-func (c *Comm) allreduce(nb bool, s, r span, o Op) (*Request, error) {
-	op := opName(nb, "MPI_Allreduce", "MPI_Iallreduce")
+// elementwise kinds: the reductions of whole vectors that share one shape
+// (send, recv, count, type, op, comm, in place); the C side switches on it.
+const (
+	kindAllreduce = iota
+	kindScan
+	kindExscan
+)
+
+var elementwiseNames = [...][2]string{
+	kindAllreduce: {"MPI_Allreduce", "MPI_Iallreduce"},
+	kindScan:      {"MPI_Scan", "MPI_Iscan"},
+	kindExscan:    {"MPI_Exscan", "MPI_Iexscan"},
+}
+
+// elementwise is Allreduce, Scan or Exscan, blocking or not.
+func (c *Comm) elementwise(nb bool, kind int, s, r span, o Op) (*Request, error) {
+	op := opName(nb, elementwiseNames[kind][0], elementwiseNames[kind][1])
 	if err := c.check(op); err != nil {
 		return nil, err
 	}
@@ -302,70 +317,29 @@ func (c *Comm) allreduce(nb bool, s, r span, o Op) (*Request, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, dt, oh, ch, ip := C.int(s.n), hType(s.dt.h), hOp(o.h), hComm(c.h), cbool(inPlace)
+	k, n, dt, oh, ch, ip := C.int(kind), C.int(s.n), hType(s.dt.h), hOp(o.h), hComm(c.h), cbool(inPlace)
 	if !nb {
-		rc := C.gc_allreduce(s.c(), r.c(), n, dt, oh, ch, ip)
+		rc := C.gc_elementwise(k, s.c(), r.c(), n, dt, oh, ch, ip)
 		releaseOp(slot)
 		return nil, mpiErr(op, rc)
 	}
 	req := startColl(s.dt, slot, s.p, r.p)
-	return req.started(op,
-		C.gc_iallreduce(s.c(), r.c(), n, dt, oh, ch, ip))
+	return req.started(op, C.gc_ielementwise(k, s.c(), r.c(), n, dt, oh, ch, ip))
 }
 
 // Scan puts into recv of rank i the reduction with op of send of ranks 0..i
 // (MPI_Scan); recv needs len(send) elements. The same slice is in place.
 func Scan[T Element](c *Comm, send, recv []T, op Op) error {
-	_, err := c.scan(false, spanOf(send), spanOf(recv), op)
+	_, err := c.elementwise(false, kindScan, spanOf(send), spanOf(recv), op)
 	return err
-}
-
-func (c *Comm) scan(nb bool, s, r span, o Op) (*Request, error) {
-	op := opName(nb, "MPI_Scan", "MPI_Iscan")
-	if err := c.check(op); err != nil {
-		return nil, err
-	}
-	inPlace, slot, err := c.reduction(op, s, r, o, true)
-	if err != nil {
-		return nil, err
-	}
-	n, dt, oh, ch, ip := C.int(s.n), hType(s.dt.h), hOp(o.h), hComm(c.h), cbool(inPlace)
-	if !nb {
-		rc := C.gc_scan(s.c(), r.c(), n, dt, oh, ch, ip)
-		releaseOp(slot)
-		return nil, mpiErr(op, rc)
-	}
-	req := startColl(s.dt, slot, s.p, r.p)
-	return req.started(op,
-		C.gc_iscan(s.c(), r.c(), n, dt, oh, ch, ip))
 }
 
 // Exscan puts into recv of rank i > 0 the reduction with op of send of ranks
 // 0..i-1 (MPI_Exscan); recv of rank 0 is undefined, as in MPI. recv needs
 // len(send) elements; the same slice is in place.
 func Exscan[T Element](c *Comm, send, recv []T, op Op) error {
-	_, err := c.exscan(false, spanOf(send), spanOf(recv), op)
+	_, err := c.elementwise(false, kindExscan, spanOf(send), spanOf(recv), op)
 	return err
-}
-
-func (c *Comm) exscan(nb bool, s, r span, o Op) (*Request, error) {
-	op := opName(nb, "MPI_Exscan", "MPI_Iexscan")
-	if err := c.check(op); err != nil {
-		return nil, err
-	}
-	inPlace, slot, err := c.reduction(op, s, r, o, true)
-	if err != nil {
-		return nil, err
-	}
-	n, dt, oh, ch, ip := C.int(s.n), hType(s.dt.h), hOp(o.h), hComm(c.h), cbool(inPlace)
-	if !nb {
-		rc := C.gc_exscan(s.c(), r.c(), n, dt, oh, ch, ip)
-		releaseOp(slot)
-		return nil, mpiErr(op, rc)
-	}
-	req := startColl(s.dt, slot, s.p, r.p)
-	return req.started(op,
-		C.gc_iexscan(s.c(), r.c(), n, dt, oh, ch, ip))
 }
 
 // ReduceScatterBlock reduces send of every process with op and leaves block i

@@ -27,25 +27,21 @@ gc_start gc_ireduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, i
 	GC_START(MPI_Ireduce, gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), root, GC_COMM(c));
 }
 
-int gc_allreduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place) {
-	return MPI_Allreduce(gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
+// The elementwise reductions, by kind (kindAllreduce, kindScan, kindExscan
+// in coll.go): one entry each for the blocking and nonblocking forms.
+int gc_elementwise(int kind, const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place) {
+	switch (kind) {
+	case 0: return MPI_Allreduce(gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
+	case 1: return MPI_Scan(gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
+	default: return MPI_Exscan(gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
+	}
 }
-gc_start gc_iallreduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place) {
-	GC_START(MPI_Iallreduce, gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
-}
-
-int gc_scan(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place) {
-	return MPI_Scan(gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
-}
-gc_start gc_iscan(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place) {
-	GC_START(MPI_Iscan, gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
-}
-
-int gc_exscan(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place) {
-	return MPI_Exscan(gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
-}
-gc_start gc_iexscan(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place) {
-	GC_START(MPI_Iexscan, gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
+gc_start gc_ielementwise(int kind, const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place) {
+	switch (kind) {
+	case 0: { GC_START(MPI_Iallreduce, gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c)); }
+	case 1: { GC_START(MPI_Iscan, gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c)); }
+	default: { GC_START(MPI_Iexscan, gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c)); }
+	}
 }
 
 int gc_reduce_scatter_block(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c,

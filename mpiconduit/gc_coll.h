@@ -20,12 +20,8 @@ gc_start gc_ibarrier(uintptr_t c);
 int gc_reduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, int root, uintptr_t c, int in_place);
 gc_start gc_ireduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, int root, uintptr_t c,
 	int in_place);
-int gc_allreduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place);
-gc_start gc_iallreduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place);
-int gc_scan(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place);
-gc_start gc_iscan(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place);
-int gc_exscan(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place);
-gc_start gc_iexscan(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place);
+int gc_elementwise(int kind, const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place);
+gc_start gc_ielementwise(int kind, const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place);
 int gc_reduce_scatter_block(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c,
 	int in_place);
 gc_start gc_ireduce_scatter_block(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c,

@@ -40,17 +40,17 @@ func Ireduce[T Element](c *Comm, send, recv []T, op Op, root int) (*Request, err
 
 // Iallreduce starts Allreduce (MPI_Iallreduce).
 func Iallreduce[T Element](c *Comm, send, recv []T, op Op) (*Request, error) {
-	return c.allreduce(true, spanOf(send), spanOf(recv), op)
+	return c.elementwise(true, kindAllreduce, spanOf(send), spanOf(recv), op)
 }
 
 // Iscan starts Scan (MPI_Iscan).
 func Iscan[T Element](c *Comm, send, recv []T, op Op) (*Request, error) {
-	return c.scan(true, spanOf(send), spanOf(recv), op)
+	return c.elementwise(true, kindScan, spanOf(send), spanOf(recv), op)
 }
 
 // Iexscan starts Exscan (MPI_Iexscan).
 func Iexscan[T Element](c *Comm, send, recv []T, op Op) (*Request, error) {
-	return c.exscan(true, spanOf(send), spanOf(recv), op)
+	return c.elementwise(true, kindExscan, spanOf(send), spanOf(recv), op)
 }
 
 // IreduceScatterBlock starts ReduceScatterBlock (MPI_Ireduce_scatter_block).
