@@ -185,7 +185,7 @@ func (im *Image) Barrier(t *images.Team) error {
 // start initiates the schedule that build makes, with the next sequence
 // number of the team; the caller has validated every argument.
 func (im *Image) start(f gsync.Flags, n int, build func(geom) []round) (gsync.Handle, error) {
-	g := geom{P: im.P, me: im.me, n: n, node: func(r int) int { return r }}
+	g := geom{P: im.P, me: im.me, n: n, node: func(r int) int { return r }, sc: &scratch{}}
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	slot, err := im.eng.Reserve()
@@ -195,6 +195,7 @@ func (im *Image) start(f gsync.Flags, n int, build func(geom) []round) (gsync.Ha
 	tagBase := int(im.seq&(1<<im.seqBits-1)) << subBits
 	im.seq++
 	op := newSchedOp(im.cd, f.Out(), slot, tagBase, withSync(g, f, build(g)))
+	op.sc = g.sc
 	return im.eng.Start(slot, op)
 }
 

@@ -9,7 +9,11 @@ type geom struct {
 	P, me int
 	n     int           // bytes per block
 	node  func(int) int // team rank -> node
+	sc    *scratch      // internal buffers, returned when the operation finishes
 }
+
+// buf is an internal buffer of n bytes (contents undefined).
+func (g geom) buf(n int) []byte { return g.sc.get(n) }
 
 func (g geom) rel(root int) int    { return (g.me - root + g.P) % g.P }
 func (g geom) abs(root, v int) int { return (v + root) % g.P }
@@ -77,7 +81,7 @@ func scatterSched(g geom, t Tree, root int, dst, src []byte) []round {
 		r0.recvs = append(r0.recvs, xfer{parent, 0, dst[:g.n], true})
 		return []round{r0}
 	}
-	tmp := make([]byte, pos.sub.size()*g.n)
+	tmp := g.buf(pos.sub.size() * g.n)
 	r0.recvs = append(r0.recvs, xfer{parent, 0, tmp, false})
 	r1.copies = append(r1.copies, cp(dst[:g.n], tmp[:g.n], true))
 	for i := len(pos.children) - 1; i >= 0; i-- {
@@ -96,7 +100,7 @@ func (g geom) gatherRuns(b []byte, lo, count int) ([]byte, []copyOp) {
 	if len(ps) == 1 {
 		return g.run(b, ps[0]), nil
 	}
-	tmp := make([]byte, count*g.n)
+	tmp := g.buf(count * g.n)
 	k := ps[0].count * g.n // the copies run when the round starts, never while building
 	return tmp, []copyOp{cp(tmp[:k], g.run(b, ps[0]), false), cp(tmp[k:], g.run(b, ps[1]), false)}
 }
@@ -114,7 +118,7 @@ func gatherSched(g geom, t Tree, root int, dst, src []byte) []round {
 				r0.recvs = append(r0.recvs, xfer{g.node(g.abs(root, c.lo)), 0, g.run(dst, ps[0]), true})
 				continue
 			}
-			tmp := make([]byte, c.size()*g.n)
+			tmp := g.buf(c.size() * g.n)
 			k := ps[0].count * g.n
 			r0.recvs = append(r0.recvs, xfer{g.node(g.abs(root, c.lo)), 0, tmp, false})
 			r1.copies = append(r1.copies, cp(g.run(dst, ps[0]), tmp[:k], true),
@@ -127,7 +131,7 @@ func gatherSched(g geom, t Tree, root int, dst, src []byte) []round {
 		r0.sends = append(r0.sends, xfer{parent, 0, src[:g.n], true})
 		return []round{r0}
 	}
-	tmp := make([]byte, pos.sub.size()*g.n)
+	tmp := g.buf(pos.sub.size() * g.n)
 	r0.copies = append(r0.copies, cp(tmp[:g.n], src[:g.n], false))
 	for _, c := range pos.children {
 		off := c.lo - pos.sub.lo

@@ -13,14 +13,18 @@ package coll
 // result undefined (unwritten) and gives element j the fold of 0..j-1.
 func prefixSched(g geom, t Tree, rd reducer, sd, dd dist, dst, src []byte, exclusive bool) []round {
 	rows, me, es := sd.rows(), g.me, rd.es
-	sh := shape{rows: rows, es: es} // never dense: exc starts empty
+	// The scan's format: dense (no presence bytes) when every image holds an
+	// element in every row, so that a single element is used where it lies.
+	sh := shape{rows: rows, es: es, dense: rows == 1 && everyImageHolds(sd)}
 	runs := sd.runs(me)
-	own := sh.new()
-	cur := round{copies: []copyOp{compute(true, false, func() { rd.local(own, sd, me, src) })}}
+	own, fill := rd.ownPartials(g, sh, sd, src)
+	cur := round{copies: fill}
 	var rs []round
 
-	// Step 2: inc covers images 0..me, exc images 0..me-1, per row.
-	inc, exc := own, sh.new() // exc starts empty
+	// Step 2: inc covers images 0..me, exc images 0..me-1, per row. exc
+	// starts absent; the first vector received becomes it as it is.
+	inc, exc := own, shape{rows: rows, es: es}.empty(g)
+	excSet := false
 	for k := 0; 1<<k < g.P; k++ {
 		d := 1 << k
 		if me+d < g.P {
@@ -29,19 +33,28 @@ func prefixSched(g geom, t Tree, rd reducer, sd, dd dist, dst, src []byte, exclu
 		if me-d < 0 {
 			continue
 		}
-		in := sh.new()
+		in := sh.new(g)
 		cur.recvs = append(cur.recvs, xfer{g.node(me - d), 2 + k, in.buf, false})
 		rs = append(rs, cur)
-		i0, e0, i1, e1 := inc, exc, sh.new(), sh.new()
-		cur = round{copies: []copyOp{compute(false, false, func() {
-			rd.combineInto(i1, in, i0)
-			rd.combineInto(e1, in, e0)
-		})}}
-		inc, exc = i1, e1
+		cur = round{}
+		// inc is needed again only if a later round sends it, or for the
+		// row totals on the last image.
+		if me+2*d < g.P || (rows > 1 && me == g.P-1) {
+			i0, i1 := inc, sh.new(g)
+			cur.copies = append(cur.copies, compute(false, false, func() { rd.combineInto(i1, in, i0) }))
+			inc = i1
+		}
+		if excSet {
+			e0, e1 := exc, sh.new(g)
+			cur.copies = append(cur.copies, compute(false, false, func() { rd.combineInto(e1, in, e0) }))
+			exc = e1
+		} else {
+			exc, excSet = in, true
+		}
 	}
 
 	// Step 3: before[r] is the fold of every row before r.
-	before := sh.new()
+	before := shape{rows: rows, es: es}.empty(g) // written only when there is more than one row
 	if rows > 1 {
 		if me == g.P-1 {
 			totals := inc
@@ -68,7 +81,7 @@ func prefixSched(g geom, t Tree, rd reducer, sd, dd dist, dst, src []byte, exclu
 	direct := sd.Layout == dd.Layout
 	out := dst
 	if !direct {
-		out = make([]byte, sd.localLen(me)*es)
+		out = g.buf(sd.localLen(me) * es)
 	}
 	excl := exc
 	cur.copies = append(cur.copies, compute(true, direct, func() {
@@ -83,7 +96,7 @@ func prefixSched(g geom, t Tree, rd reducer, sd, dd dist, dst, src []byte, exclu
 
 // rowPrefix sets before[r] to the fold of totals[0..r-1].
 func rowPrefix(rd reducer, before, totals partials) {
-	acc := shape{rows: 1, es: rd.es}.new()
+	acc := shape{rows: 1, es: rd.es}.empty(geom{})
 	tmp := make([]byte, rd.es)
 	for r := 0; r < totals.rows; r++ {
 		before.mark(r, acc.has(0))
@@ -178,7 +191,7 @@ func reblockRounds(g geom, sd, dd dist, in, dst []byte, es int, exclusive bool) 
 	for i := 1; i < g.P; i++ {
 		q := (g.me + i) % g.P
 		if ss := sends[q]; len(ss) > 0 {
-			buf := make([]byte, size(ss))
+			buf := g.buf(size(ss))
 			r0.copies = append(r0.copies, compute(false, false, func() {
 				k := 0
 				for _, s := range ss {
@@ -189,7 +202,7 @@ func reblockRounds(g geom, sd, dd dist, in, dst []byte, es int, exclusive bool) 
 		}
 		q = (g.me - i + g.P) % g.P
 		if ss := recvs[q]; len(ss) > 0 {
-			buf := make([]byte, size(ss))
+			buf := g.buf(size(ss))
 			r0.recvs = append(r0.recvs, xfer{g.node(q), 1024 - 1, buf, false})
 			r1.copies = append(r1.copies, compute(true, true, func() {
 				k := 0

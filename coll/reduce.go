@@ -42,12 +42,19 @@ type shape struct {
 	dense    bool
 }
 
-func (sh shape) new() partials {
+func (sh shape) new(g geom) partials {
 	n := sh.rows * sh.es
 	if !sh.dense {
 		n += sh.rows
 	}
-	return partials{buf: make([]byte, n), rows: sh.rows, es: sh.es, dense: sh.dense}
+	return partials{buf: g.buf(n), rows: sh.rows, es: sh.es, dense: sh.dense}
+}
+
+// empty is a partial with no row present.
+func (sh shape) empty(g geom) partials {
+	v := sh.new(g)
+	clear(v.buf)
+	return v
 }
 
 // over is a dense single-row partial held in b.
@@ -149,11 +156,12 @@ func (rd reducer) shapeFor(d dist) shape {
 
 // ownPartials is image me's contribution: its single element where it lies
 // when it has just one (dense), else a buffer that compute fills.
-func (rd reducer) ownPartials(sh shape, d dist, me int, src []byte) (partials, []copyOp) {
+func (rd reducer) ownPartials(g geom, sh shape, d dist, src []byte) (partials, []copyOp) {
+	me := g.me
 	if runs := d.runs(me); sh.dense && sh.rows == 1 && len(runs) == 1 && runs[0].n == 1 {
 		return sh.over(src[runs[0].local*rd.es : (runs[0].local+1)*rd.es]), nil
 	}
-	own := sh.new()
+	own := sh.new(g)
 	return own, []copyOp{compute(true, false, func() { rd.local(own, d, me, src) })}
 }
 
@@ -169,11 +177,11 @@ func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst, src []byte
 		root = 0
 	}
 	pos := t.locate(g.P, g.rel(root))
-	own, fill := rd.ownPartials(sh, d, g.me, src)
+	own, fill := rd.ownPartials(g, sh, d, src)
 	r0 := round{copies: fill}
 	kids := make([]partials, len(pos.children))
 	for i, c := range pos.children {
-		kids[i] = sh.new()
+		kids[i] = sh.new(g)
 		r0.recvs = append(r0.recvs, xfer{g.node(g.abs(root, c.lo)), 0, kids[i].buf, false})
 	}
 	// acc is own combined with each child in turn, each step in a new buffer;
@@ -182,7 +190,7 @@ func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst, src []byte
 	var r1 round
 	direct := g.me == dstImg && pos.parent < 0 && sh.dense && sh.rows == 1 && len(kids) > 0
 	for i := range kids {
-		in, kid, out := acc, kids[i], sh.new()
+		in, kid, out := acc, kids[i], sh.new(g)
 		if direct && i == len(kids)-1 {
 			out = sh.over(dst[:rd.es])
 		}
@@ -248,11 +256,11 @@ func recursiveDoublingSched(g geom, rd reducer, d dist, dst, src []byte) []round
 	}
 	rem := g.P - P2
 	me := g.me
-	own, fill := rd.ownPartials(sh, d, me, src)
+	own, fill := rd.ownPartials(g, sh, d, src)
 	cur := round{copies: fill}
 	if me < 2*rem && me%2 == 0 { // hands its partials to me+1, gets the result back
 		cur.sends = append(cur.sends, xfer{g.node(me + 1), 0, own.buf, false})
-		final := sh.new()
+		final := sh.new(g)
 		return []round{cur,
 			{recvs: []xfer{{g.node(me + 1), 1, final.buf, false}}},
 			{copies: []copyOp{compute(true, true, func() { rd.total(dst[:rd.es], final) })}},
@@ -263,10 +271,10 @@ func recursiveDoublingSched(g geom, rd reducer, d dist, dst, src []byte) []round
 	nr := me - rem
 	if me < 2*rem {
 		nr = me / 2
-		pre := sh.new()
+		pre := sh.new(g)
 		cur.recvs = append(cur.recvs, xfer{g.node(me - 1), 0, pre.buf, false})
 		rs = append(rs, cur)
-		out := sh.new()
+		out := sh.new(g)
 		cur = round{copies: []copyOp{compute(false, false, func() { rd.combineInto(out, pre, own) })}}
 		acc = out
 	}
@@ -278,7 +286,7 @@ func recursiveDoublingSched(g geom, rd reducer, d dist, dst, src []byte) []round
 	}
 	for k := 0; 1<<k < P2; k++ {
 		pn := nr ^ 1<<k
-		in, out, mine := sh.new(), sh.new(), acc
+		in, out, mine := sh.new(g), sh.new(g), acc
 		if 1<<(k+1) == P2 && me >= 2*rem && sh.dense && sh.rows == 1 {
 			out = sh.over(dst[:rd.es]) // the last step writes the result in place
 		}
@@ -314,7 +322,7 @@ func reduceScatterGatherSched(g geom, rd reducer, d dist, dst, src []byte) []rou
 	if runs := d.runs(me); len(runs) == 1 && runs[0].n == 1 {
 		own = src[runs[0].local*rd.es : (runs[0].local+1)*rd.es]
 	} else {
-		v := shape{rows: 1, es: rd.es}.new()
+		v := shape{rows: 1, es: rd.es}.new(g)
 		own = v.elem(0)
 		r0.copies = append(r0.copies, compute(true, false, func() { rd.local(v, d, me, src) }))
 	}
@@ -322,7 +330,7 @@ func reduceScatterGatherSched(g geom, rd reducer, d dist, dst, src []byte) []rou
 	pieces := make([][]byte, g.P) // chunk me of each image's partial
 	for i := 1; i < g.P; i++ {
 		from := (me - i + g.P) % g.P
-		pieces[from] = make([]byte, myHi-myLo)
+		pieces[from] = g.buf(myHi - myLo)
 		r0.recvs = append(r0.recvs, xfer{g.node(from), 0, pieces[from], false})
 	}
 	for i := 1; i < g.P; i++ {
@@ -336,12 +344,15 @@ func reduceScatterGatherSched(g geom, rd reducer, d dist, dst, src []byte) []rou
 	r1.copies = append(r1.copies, compute(true, true, func() {
 		// Fold in image order, alternating two buffers, the last step into dst.
 		n := myHi - myLo
-		bufs := [2][]byte{make([]byte, n), make([]byte, n)}
+		var bufs [2][]byte // intermediate folds; none with two images
 		acc := pieces[0]
 		for q := 1; q < g.P; q++ {
-			out := bufs[q%2]
-			if q == g.P-1 {
-				out = mine
+			out := mine
+			if q < g.P-1 {
+				if bufs[q%2] == nil {
+					bufs[q%2] = make([]byte, n)
+				}
+				out = bufs[q%2]
 			}
 			rd.fn(out, acc, pieces[q], n, rd.flags, rd.arg)
 			acc = out

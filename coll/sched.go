@@ -72,7 +72,8 @@ type schedOp struct {
 	state   []roundState
 
 	posted bool
-	next   int // next round to start
+	next   int      // next round to start
+	sc     *scratch // pooled internal buffers, returned once finished
 
 	// inline storage: most schedules have a few transfers and rounds
 	itemBuf  [4]item
@@ -148,6 +149,15 @@ func (o *schedOp) Complete(idx uint32) {
 	} else {
 		o.state[it.round].recvLeft--
 	}
+	o.releaseIfFinished()
+}
+
+// releaseIfFinished returns the internal buffers once nothing uses them.
+func (o *schedOp) releaseIfFinished() {
+	if o.sc != nil && o.Finished() {
+		o.sc.release()
+		o.sc = nil
+	}
 }
 
 // Step implements sync.Op.
@@ -184,6 +194,7 @@ func (o *schedOp) Step() error {
 			}
 		}
 	}
+	o.releaseIfFinished()
 	return nil
 }
 
