@@ -53,9 +53,9 @@ func (im *Image) ScatterNB(t *images.Team, dst []byte, root int, src []byte, nby
 func (im *Image) scatter(t *images.Team, dst []byte, root int, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
 	a := im.args(t, root, n, f, nb)
 	a.need("dst", dst, n, true)
-	a.need("src", src, n*im.P, a.isRoot)
+	a.need("src", src, n*im.nodes, a.isRoot)
 	if a.err == nil && a.isRoot {
-		a.disjoint(dst[:n], src[:n*im.P], true, false)
+		a.disjoint(dst[:n], src[:n*im.nodes], true, false)
 		if a.err != nil && identical(dst[:n], src[root*n:(root+1)*n]) {
 			a.err = nil // the root's own block may be its destination
 		}
@@ -76,10 +76,10 @@ func (im *Image) GatherNB(t *images.Team, root int, dst, src []byte, nbytes int,
 
 func (im *Image) gather(t *images.Team, root int, dst, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
 	a := im.args(t, root, n, f, nb)
-	a.need("dst", dst, n*im.P, a.isRoot)
+	a.need("dst", dst, n*im.nodes, a.isRoot)
 	a.need("src", src, n, true)
 	if a.err == nil && a.isRoot {
-		a.disjoint(dst[:n*im.P], src[:n], true, false)
+		a.disjoint(dst[:n*im.nodes], src[:n], true, false)
 		if a.err != nil && identical(src[:n], dst[root*n:(root+1)*n]) {
 			a.err = nil // the root's own block may be its source
 		}
@@ -100,10 +100,10 @@ func (im *Image) GatherAllNB(t *images.Team, dst, src []byte, nbytes int, f gsyn
 
 func (im *Image) gatherAll(t *images.Team, dst, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
 	a := im.args(t, 0, n, f, nb)
-	a.need("dst", dst, n*im.P, true)
+	a.need("dst", dst, n*im.nodes, true)
 	a.need("src", src, n, true)
 	if a.err == nil {
-		a.disjoint(dst[:n*im.P], src[:n], true, false)
+		a.disjoint(dst[:n*im.nodes], src[:n], true, false)
 		if a.err != nil && identical(src[:n], dst[im.me*n:(im.me+1)*n]) {
 			a.err = nil // a node's own block may be its source
 		}
@@ -128,7 +128,7 @@ func (im *Image) gatherAllAlgo() GatherAllAlgo {
 	if A <= 0 {
 		A = DefaultA
 	}
-	if (im.P-1)+A <= bitsOf(im.P-1)*(A+1) {
+	if (im.nodes-1)+A <= bitsOf(im.nodes-1)*(A+1) {
 		return GatherAllExchange
 	}
 	return GatherAllDissemination
@@ -147,10 +147,10 @@ func (im *Image) ExchangeNB(t *images.Team, dst, src []byte, nbytes int, f gsync
 
 func (im *Image) exchange(t *images.Team, dst, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
 	a := im.args(t, 0, n, f, nb)
-	a.need("dst", dst, n*im.P, true)
-	a.need("src", src, n*im.P, true)
+	a.need("dst", dst, n*im.nodes, true)
+	a.need("src", src, n*im.nodes, true)
 	if a.err == nil {
-		a.disjoint(dst[:n*im.P], src[:n*im.P], true, false) // exchange has no exception
+		a.disjoint(dst[:n*im.nodes], src[:n*im.nodes], true, false) // exchange has no exception
 	}
 	return im.run(&a, func(g geom) []round { return exchangeSched(g, dst, src) })
 }
@@ -177,8 +177,8 @@ func (im *Image) args(t *images.Team, root, n int, f gsync.Flags, nb bool) callA
 	switch {
 	case n <= 0:
 		a.err = fmt.Errorf("%w: got %d", ErrNBytes, n)
-	case root < 0 || root >= im.P:
-		a.err = fmt.Errorf("%w: root %d, team size %d", ErrRoot, root, im.P)
+	case root < 0 || root >= im.nodes:
+		a.err = fmt.Errorf("%w: root %d, team size %d", ErrRoot, root, im.nodes)
 	}
 	a.isRoot = root == im.me
 	return a

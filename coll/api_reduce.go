@@ -73,7 +73,7 @@ func (im *Image) ExclusivePrefixReduceNB(t *images.Team, dst []byte, dstLayout L
 
 func (im *Image) prefix(t *images.Team, dst []byte, dl Layout, src []byte, sl Layout, es, count, fn, arg int, f gsync.Flags, nb, exclusive bool) (gsync.Handle, error) {
 	a, rd, sd := im.compArgs(t, 0, src, sl, es, count, fn, arg, f, nb)
-	dd := dist{Layout: dl, P: im.P, count: count}
+	dd := dist{Layout: dl, P: im.nodes, count: count}
 	if a.err == nil {
 		a.err = dd.check("dst")
 	}
@@ -87,7 +87,7 @@ func (im *Image) prefix(t *images.Team, dst []byte, dl Layout, src []byte, sl La
 func (im *Image) compArgs(t *images.Team, root int, src []byte, sl Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (callArgs, reducer, dist) {
 	a := im.args(t, root, max(es, 1), f, nb)
 	a.n = 0 // schedules of reductions do not use block sizes
-	sd := dist{Layout: sl, P: im.P, count: count}
+	sd := dist{Layout: sl, P: im.nodes, count: count}
 	var rd reducer
 	if a.err != nil {
 		return a, rd, sd

@@ -57,7 +57,7 @@ type Image struct {
 	mu      stdsync.Mutex // serializes initiations, which must be in order
 	seq     uint64        // initiations on TeamAll so far
 	seqBits int
-	P       int
+	nodes   int // nodes in the job (one image each for now)
 	me      int
 }
 
@@ -95,7 +95,7 @@ func Init(c Conduit, table *images.Table, fns []reducefn.Entry, flags InitFlags,
 		return nil, ErrInitTwice
 	}
 	im := &Image{cd: c, table: table, fns: fns, eng: gsync.NewEngine(c.Poll), all: table.All(),
-		opts: opts, image: table.First(c.Node()), seqBits: min(seqBits, 20), P: c.Nodes(), me: c.Node()}
+		opts: opts, image: table.First(c.Node()), seqBits: min(seqBits, 20), nodes: c.Nodes(), me: c.Node()}
 	if err := im.agree(len(fns)); err != nil {
 		inited.Delete(c)
 		return nil, err
@@ -117,11 +117,11 @@ func (im *Image) agree(nfns int) error {
 	mine := make([]byte, 16)
 	binary.LittleEndian.PutUint64(mine, uint64(nfns))
 	binary.LittleEndian.PutUint64(mine[8:], uint64(im.table.Images()))
-	all := make([]byte, 16*im.P)
+	all := make([]byte, 16*im.nodes)
 	if err := im.GatherAll(im.all, all, mine, 16, gsync.InAllSync|gsync.OutAllSync|gsync.Local); err != nil {
 		return err
 	}
-	for n := 0; n < im.P; n++ {
+	for n := 0; n < im.nodes; n++ {
 		if string(all[16*n:16*n+16]) != string(mine) {
 			return fmt.Errorf("%w: node %d", ErrInitMismatch, n)
 		}
@@ -185,7 +185,7 @@ func (im *Image) Barrier(t *images.Team) error {
 // start initiates the schedule that build makes, with the next sequence
 // number of the team; the caller has validated every argument.
 func (im *Image) start(f gsync.Flags, n int, build func(geom) []round) (gsync.Handle, error) {
-	g := geom{P: im.P, me: im.me, n: n, node: func(r int) int { return r }, sc: &scratch{}}
+	g := geom{P: im.nodes, me: im.me, n: n, node: func(r int) int { return r }, sc: &scratch{}}
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	slot, err := im.eng.Reserve()

@@ -19,6 +19,7 @@ const (
 	Flat
 )
 
+// String names the tree shape.
 func (t Tree) String() string {
 	switch t {
 	case Binomial:

@@ -32,6 +32,7 @@ func (d Datatype) Size() int {
 	return d.size
 }
 
+// String is the MPI name of the datatype.
 func (d Datatype) String() string {
 	if d.dtype == nil {
 		return ""

@@ -57,6 +57,7 @@ type Error struct {
 	Msg   string // MPI_Error_string of Code
 }
 
+// Error describes the failed call.
 func (e *Error) Error() string {
 	return fmt.Sprintf("mpiconduit: %s: %s (MPI error class %d)", e.Op, e.Msg, e.Class)
 }

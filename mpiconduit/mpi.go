@@ -22,6 +22,7 @@ const (
 	ThreadMultiple   ThreadLevel = ThreadLevel(C.MPI_THREAD_MULTIPLE)
 )
 
+// String is the MPI name of the level.
 func (l ThreadLevel) String() string {
 	switch l {
 	case ThreadSingle:

@@ -22,6 +22,7 @@ type opInfo struct {
 	code   int // gc_op's code of a predefined operator; 0 for the others
 }
 
+// String is the MPI name of the operator.
 func (o Op) String() string {
 	if o.opInfo == nil {
 		return ""

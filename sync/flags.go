@@ -103,6 +103,7 @@ func (f Flags) Out() Flags { return f & OutMask }
 var flagNames = []string{"InNoSync", "InMySync", "InAllSync", "OutNoSync", "OutMySync", "OutAllSync",
 	"Single", "Local", "Aggregate", "AllThreads", "SrcInSegment", "DstInSegment"}
 
+// String lists the flags by name, joined with "|".
 func (f Flags) String() string {
 	var parts []string
 	for i, n := range flagNames {

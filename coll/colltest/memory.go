@@ -37,8 +37,10 @@ type nodeMemory struct {
 	node int
 }
 
+// Local implements Memory.
 func (m nodeMemory) Local() []byte { return m.parts[m.node] }
 
+// Put implements Memory.
 func (m nodeMemory) Put(node, off int, b []byte) error {
 	if off < 0 || off+len(b) > len(m.parts[node]) {
 		return fmt.Errorf("colltest: put [%d,%d) outside node %d's memory", off, off+len(b), node)
@@ -49,6 +51,7 @@ func (m nodeMemory) Put(node, off int, b []byte) error {
 	return nil
 }
 
+// Get implements Memory.
 func (m nodeMemory) Get(node, off int, b []byte) error {
 	if off < 0 || off+len(b) > len(m.parts[node]) {
 		return fmt.Errorf("colltest: get [%d,%d) outside node %d's memory", off, off+len(b), node)
