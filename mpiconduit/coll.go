@@ -228,18 +228,27 @@ func Bcast[T Element](c *Comm, b []T, root int) error {
 	return err
 }
 
+// begin is the start every data-movement collective shares: a live
+// communicator, the root in range when the collective has one, and the
+// block buffer b present with a count MPI's int can carry.
+func (c *Comm) begin(op string, rooted bool, root int, b span, name string) error {
+	if err := c.check(op); err != nil {
+		return err
+	}
+	if rooted {
+		if err := c.checkRank(op, root); err != nil {
+			return err
+		}
+	}
+	if err := b.need(op, name, 0); err != nil {
+		return err
+	}
+	return checkCount(op, b.n)
+}
+
 func (c *Comm) bcast(nb bool, b span, root int) (*Request, error) {
 	op := opName(nb, "MPI_Bcast", "MPI_Ibcast")
-	if err := c.check(op); err != nil {
-		return nil, err
-	}
-	if err := c.checkRank(op, root); err != nil {
-		return nil, err
-	}
-	if err := b.need(op, "the", 0); err != nil {
-		return nil, err
-	}
-	if err := checkCount(op, b.n); err != nil {
+	if err := c.begin(op, true, root, b, "the"); err != nil {
 		return nil, err
 	}
 	if !nb {
@@ -411,19 +420,10 @@ func Gather[T Element](c *Comm, send, recv []T, root int) error {
 
 func (c *Comm) gather(nb bool, s, r span, root int) (*Request, error) {
 	op := opName(nb, "MPI_Gather", "MPI_Igather")
-	if err := c.check(op); err != nil {
-		return nil, err
-	}
-	if err := c.checkRank(op, root); err != nil {
-		return nil, err
-	}
-	if err := s.need(op, "send", 0); err != nil {
+	if err := c.begin(op, true, root, s, "send"); err != nil {
 		return nil, err
 	}
 	n := s.n
-	if err := checkCount(op, n); err != nil {
-		return nil, err
-	}
 	inPlace := false
 	if c.rank == root {
 		var err error
@@ -472,19 +472,10 @@ func Scatter[T Element](c *Comm, send, recv []T, root int) error {
 
 func (c *Comm) scatter(nb bool, s, r span, root int) (*Request, error) {
 	op := opName(nb, "MPI_Scatter", "MPI_Iscatter")
-	if err := c.check(op); err != nil {
-		return nil, err
-	}
-	if err := c.checkRank(op, root); err != nil {
-		return nil, err
-	}
-	if err := r.need(op, "recv", 0); err != nil {
+	if err := c.begin(op, true, root, r, "recv"); err != nil {
 		return nil, err
 	}
 	n := r.n
-	if err := checkCount(op, n); err != nil {
-		return nil, err
-	}
 	inPlace := false
 	if c.rank == root {
 		if err := s.need(op, "send", c.size*n); err != nil {
@@ -526,16 +517,10 @@ func Allgather[T Element](c *Comm, send, recv []T) error {
 
 func (c *Comm) allgather(nb bool, s, r span) (*Request, error) {
 	op := opName(nb, "MPI_Allgather", "MPI_Iallgather")
-	if err := c.check(op); err != nil {
-		return nil, err
-	}
-	if err := s.need(op, "send", 0); err != nil {
+	if err := c.begin(op, false, 0, s, "send"); err != nil {
 		return nil, err
 	}
 	n := s.n
-	if err := checkCount(op, n); err != nil {
-		return nil, err
-	}
 	inPlace, err := c.gatherRecv(op, s, r, n)
 	if err != nil {
 		return nil, err
