@@ -157,7 +157,6 @@ func (im *Image) exchange(t *images.Team, dst, src []byte, n int, f gsync.Flags,
 
 // callArgs validates the common arguments; the first problem found is kept.
 type callArgs struct {
-	t      *images.Team
 	f      gsync.Flags
 	single bool
 	isRoot bool
@@ -167,7 +166,7 @@ type callArgs struct {
 }
 
 func (im *Image) args(t *images.Team, root, n int, f gsync.Flags, nb bool) callArgs {
-	a := callArgs{t: t, f: f, n: n, single: f&gsync.Single != 0}
+	a := callArgs{f: f, n: n, single: f&gsync.Single != 0}
 	if a.err = im.check(); a.err != nil {
 		return a
 	}

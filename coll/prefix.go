@@ -198,12 +198,12 @@ func reblockRounds(g geom, sd, dd dist, in, dst []byte, es int, exclusive bool) 
 					k += copy(buf[k:], in[s.from*es:(s.from+s.n)*es])
 				}
 			}))
-			r0.sends = append(r0.sends, xfer{g.node(q), 1024 - 1, buf, false})
+			r0.sends = append(r0.sends, xfer{g.node(q), subReblock, buf, false})
 		}
 		q = (g.me - i + g.P) % g.P
 		if ss := recvs[q]; len(ss) > 0 {
 			buf := g.buf(size(ss))
-			r0.recvs = append(r0.recvs, xfer{g.node(q), 1024 - 1, buf, false})
+			r0.recvs = append(r0.recvs, xfer{g.node(q), subReblock, buf, false})
 			r1.copies = append(r1.copies, compute(true, true, func() {
 				k := 0
 				for _, s := range ss {

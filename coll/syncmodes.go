@@ -7,10 +7,11 @@ import (
 // Tag suffixes: data messages use 0..subEntry-1; the barriers use their own
 // ranges so they can never match data.
 const (
-	subBits  = 11
-	subEntry = 1024 // + round, entry barrier
-	subExit  = 1088 // + round, exit barrier
-	subBar   = 1152 // + round, the Barrier collective
+	subBits    = 11
+	subReblock = subEntry - 1 // the redistribution of prefix results
+	subEntry   = 1024         // + round, entry barrier
+	subExit    = 1088         // + round, exit barrier
+	subBar     = 1152         // + round, the Barrier collective
 )
 
 // barrierRounds is a dissemination barrier [Mellor-Crummey91]: in round i

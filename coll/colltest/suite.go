@@ -212,26 +212,43 @@ func wait(h gsync.Handle, err error) error {
 
 var addressing = []gsync.Flags{gsync.Single, gsync.Local}
 
+// variant is one collective with one root and one addressing mode.
+type variant struct {
+	k    *kind
+	root int
+	a    gsync.Flags
+}
+
+// variants are every collective at every root the suite tries (see roots),
+// in both addressing modes, in a fixed order.
+func variants(P int) []variant {
+	var vs []variant
+	for ki := range kinds {
+		for _, root := range roots(&kinds[ki], P) {
+			for _, a := range addressing {
+				vs = append(vs, variant{&kinds[ki], root, a})
+			}
+		}
+	}
+	return vs
+}
+
 // caseMyMy: inputs written locally just before each call, outputs read
 // locally just after, no barrier anywhere.
 func caseMyMy(im *coll.Image, _ Memory) error {
 	P, me := im.Images(), im.ImageNum()
 	it := 0
 	for _, n := range []int{1, 7, 1000} {
-		for ki := range kinds {
-			k := &kinds[ki]
-			for _, root := range roots(k, P) {
-				for _, a := range addressing {
-					it++
-					c := newCall(im, k, it, root, n, gsync.InMySync|gsync.OutMySync|a)
-					c.fill(me, P)
-					if err := wait(c.start(im)); err != nil {
-						return err
-					}
-					if err := c.check(me, P); err != nil {
-						return err
-					}
-				}
+		for _, v := range variants(P) {
+			k, root, a := v.k, v.root, v.a
+			it++
+			c := newCall(im, k, it, root, n, gsync.InMySync|gsync.OutMySync|a)
+			c.fill(me, P)
+			if err := wait(c.start(im)); err != nil {
+				return err
+			}
+			if err := c.check(me, P); err != nil {
+				return err
 			}
 		}
 	}
@@ -247,33 +264,29 @@ func caseAllAll(im *coll.Image, mem Memory) error {
 	n := allSize
 	local := mem.Local()
 	it := 1000
-	for ki := range kinds {
-		k := &kinds[ki]
-		for _, root := range roots(k, P) {
-			for _, a := range addressing {
-				it++
-				c := newCall(im, k, it, root, n, gsync.InAllSync|gsync.OutAllSync|a)
-				// The data areas live in Memory: src at 0, dst at P*n.
-				c.src = placed(local[:P*n], c.src)
-				c.dst = placed(local[P*n:2*P*n], c.dst)
-				// Write the peer's inputs as the peer's fill would.
-				pc := newCallFor(peer, P, k, it, root, n, c.f)
-				pc.fill(peer, P)
-				if err := mem.Put(peer, 0, pc.src); err != nil {
-					return err
-				}
-				if err := wait(c.start(im)); err != nil {
-					return err
-				}
-				got := make([]byte, len(pc.dst))
-				if err := mem.Get(peer, P*n, got); err != nil {
-					return err
-				}
-				pc.dst = got
-				if err := pc.check(peer, P); err != nil {
-					return fmt.Errorf("read remotely from node %d: %w", peer, err)
-				}
-			}
+	for _, v := range variants(P) {
+		k, root, a := v.k, v.root, v.a
+		it++
+		c := newCall(im, k, it, root, n, gsync.InAllSync|gsync.OutAllSync|a)
+		// The data areas live in Memory: src at 0, dst at P*n.
+		c.src = placed(local[:P*n], c.src)
+		c.dst = placed(local[P*n:2*P*n], c.dst)
+		// Write the peer's inputs as the peer's fill would.
+		pc := newCallFor(peer, P, k, it, root, n, c.f)
+		pc.fill(peer, P)
+		if err := mem.Put(peer, 0, pc.src); err != nil {
+			return err
+		}
+		if err := wait(c.start(im)); err != nil {
+			return err
+		}
+		got := make([]byte, len(pc.dst))
+		if err := mem.Get(peer, P*n, got); err != nil {
+			return err
+		}
+		pc.dst = got
+		if err := pc.check(peer, P); err != nil {
+			return fmt.Errorf("read remotely from node %d: %w", peer, err)
 		}
 	}
 	return im.Barrier(im.TeamAll())
@@ -293,16 +306,12 @@ func caseNoNo(im *coll.Image, _ Memory) error {
 	P, me := im.Images(), im.ImageNum()
 	var calls []*call
 	it := 2000
-	for ki := range kinds {
-		k := &kinds[ki]
-		for _, root := range roots(k, P) {
-			for _, a := range addressing {
-				it++
-				c := newCall(im, k, it, root, 33, gsync.InNoSync|gsync.OutNoSync|a)
-				c.fill(me, P)
-				calls = append(calls, c)
-			}
-		}
+	for _, v := range variants(P) {
+		k, root, a := v.k, v.root, v.a
+		it++
+		c := newCall(im, k, it, root, 33, gsync.InNoSync|gsync.OutNoSync|a)
+		c.fill(me, P)
+		calls = append(calls, c)
 	}
 	if err := im.Barrier(im.TeamAll()); err != nil {
 		return err
