@@ -32,7 +32,7 @@ func (im *Image) BroadcastNB(t *images.Team, dst []byte, root int, src []byte, n
 }
 
 func (im *Image) broadcast(t *images.Team, dst []byte, root int, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
-	a := im.args(t, root, n, f, nb)
+	a := im.args(kBroadcast, t, root, n, f, nb, dst, src)
 	a.need("dst", dst, n, true)
 	a.need("src", src, n, a.isRoot)
 	a.disjoint(dst[:min(len(dst), n)], src[:min(len(src), n)], a.isRoot, true)
@@ -51,7 +51,7 @@ func (im *Image) ScatterNB(t *images.Team, dst []byte, root int, src []byte, nby
 }
 
 func (im *Image) scatter(t *images.Team, dst []byte, root int, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
-	a := im.args(t, root, n, f, nb)
+	a := im.args(kScatter, t, root, n, f, nb, dst, src)
 	a.need("dst", dst, n, true)
 	a.need("src", src, n*im.nodes, a.isRoot)
 	if a.err == nil && a.isRoot {
@@ -75,7 +75,7 @@ func (im *Image) GatherNB(t *images.Team, root int, dst, src []byte, nbytes int,
 }
 
 func (im *Image) gather(t *images.Team, root int, dst, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
-	a := im.args(t, root, n, f, nb)
+	a := im.args(kGather, t, root, n, f, nb, dst, src)
 	a.need("dst", dst, n*im.nodes, a.isRoot)
 	a.need("src", src, n, true)
 	if a.err == nil && a.isRoot {
@@ -99,7 +99,7 @@ func (im *Image) GatherAllNB(t *images.Team, dst, src []byte, nbytes int, f gsyn
 }
 
 func (im *Image) gatherAll(t *images.Team, dst, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
-	a := im.args(t, 0, n, f, nb)
+	a := im.args(kGatherAll, t, 0, n, f, nb, dst, src)
 	a.need("dst", dst, n*im.nodes, true)
 	a.need("src", src, n, true)
 	if a.err == nil {
@@ -146,7 +146,7 @@ func (im *Image) ExchangeNB(t *images.Team, dst, src []byte, nbytes int, f gsync
 }
 
 func (im *Image) exchange(t *images.Team, dst, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
-	a := im.args(t, 0, n, f, nb)
+	a := im.args(kExchange, t, 0, n, f, nb, dst, src)
 	a.need("dst", dst, n*im.nodes, true)
 	a.need("src", src, n*im.nodes, true)
 	if a.err == nil {
@@ -157,6 +157,7 @@ func (im *Image) exchange(t *images.Team, dst, src []byte, n int, f gsync.Flags,
 
 // callArgs validates the common arguments; the first problem found is kept.
 type callArgs struct {
+	key    planKey // the schedule's cache key, filled as arguments are checked
 	f      gsync.Flags
 	single bool
 	isRoot bool
@@ -165,8 +166,9 @@ type callArgs struct {
 	err    error
 }
 
-func (im *Image) args(t *images.Team, root, n int, f gsync.Flags, nb bool) callArgs {
+func (im *Image) args(k kind, t *images.Team, root, n int, f gsync.Flags, nb bool, dst, src []byte) callArgs {
 	a := callArgs{f: f, n: n, single: f&gsync.Single != 0}
+	a.key = planKey{kind: k, team: t, f: f, root: root, n: n, dst: idOf(dst), src: idOf(src)}
 	if a.err = im.check(); a.err != nil {
 		return a
 	}
@@ -222,7 +224,7 @@ func (im *Image) run(a *callArgs, build func(geom) []round) (gsync.Handle, error
 	if a.err != nil {
 		return gsync.Handle{}, a.err
 	}
-	return im.start(a.f, a.n, build)
+	return im.start(a.key, build)
 }
 
 func wait(h gsync.Handle, err error) error {

@@ -27,7 +27,7 @@ func (im *Image) ReduceNB(t *images.Team, dstImage int, dst, src []byte, srcLayo
 }
 
 func (im *Image) reduce(t *images.Team, dstImage int, dst, src []byte, sl Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (gsync.Handle, error) {
-	a, rd, sd := im.compArgs(t, dstImage, src, sl, es, count, fn, arg, f, nb)
+	a, rd, sd := im.compArgs(kReduce, t, dstImage, dst, src, sl, es, count, fn, arg, f, nb)
 	a.buffer("dst", dst, es, a.isRoot)
 	return im.run(&a, func(g geom) []round { return reduceSched(g, im.opts.Tree, rd, sd, dstImage, dst, src) })
 }
@@ -43,7 +43,7 @@ func (im *Image) ReduceAllNB(t *images.Team, dst, src []byte, srcLayout Layout, 
 }
 
 func (im *Image) reduceAll(t *images.Team, dst, src []byte, sl Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (gsync.Handle, error) {
-	a, rd, sd := im.compArgs(t, 0, src, sl, es, count, fn, arg, f, nb)
+	a, rd, sd := im.compArgs(kReduceAll, t, 0, dst, src, sl, es, count, fn, arg, f, nb)
 	a.buffer("dst", dst, es, true)
 	return im.run(&a, func(g geom) []round { return reduceAllSched(g, rd, sd, dst, src) })
 }
@@ -72,7 +72,12 @@ func (im *Image) ExclusivePrefixReduceNB(t *images.Team, dst []byte, dstLayout L
 }
 
 func (im *Image) prefix(t *images.Team, dst []byte, dl Layout, src []byte, sl Layout, es, count, fn, arg int, f gsync.Flags, nb, exclusive bool) (gsync.Handle, error) {
-	a, rd, sd := im.compArgs(t, 0, src, sl, es, count, fn, arg, f, nb)
+	k := kPrefix
+	if exclusive {
+		k = kExclusivePrefix
+	}
+	a, rd, sd := im.compArgs(k, t, 0, dst, src, sl, es, count, fn, arg, f, nb)
+	a.key.dl = dl
 	dd := dist{Layout: dl, P: im.nodes, count: count}
 	if a.err == nil {
 		a.err = dd.check("dst")
@@ -84,9 +89,10 @@ func (im *Image) prefix(t *images.Team, dst []byte, dl Layout, src []byte, sl La
 }
 
 // compArgs validates what the computational collectives share.
-func (im *Image) compArgs(t *images.Team, root int, src []byte, sl Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (callArgs, reducer, dist) {
-	a := im.args(t, root, max(es, 1), f, nb)
-	a.n = 0 // schedules of reductions do not use block sizes
+func (im *Image) compArgs(k kind, t *images.Team, root int, dst, src []byte, sl Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (callArgs, reducer, dist) {
+	a := im.args(k, t, root, max(es, 1), f, nb, dst, src)
+	a.n, a.key.n = 0, 0 // schedules of reductions do not use block sizes
+	a.key.es, a.key.count, a.key.fn, a.key.arg, a.key.sl = es, count, fn, arg, sl
 	sd := dist{Layout: sl, P: im.nodes, count: count}
 	var rd reducer
 	if a.err != nil {

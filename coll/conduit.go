@@ -6,8 +6,10 @@ package coll
 // colltest's in-process conduit implement it without importing this package.
 //
 // Transfers between the same pair of nodes with the same tag must not
-// overtake one another (MPI's rule). A buffer handed to Isend or Irecv
-// belongs to the conduit until its token comes back from Poll.
+// overtake one another (MPI's rule). A transfer that completes during
+// Isend or Irecv is reported there (done) and its token never comes back;
+// otherwise the buffer belongs to the conduit until its token comes back
+// from Poll.
 type Conduit interface {
 	// Node is this node's number, 0 <= Node() < Nodes().
 	Node() int
@@ -15,13 +17,22 @@ type Conduit interface {
 	Nodes() int
 	// MaxTag is the largest tag the conduit carries.
 	MaxTag() int
-	// Isend starts sending b to node dst with tag; token comes back from
-	// Poll once b may be reused.
-	Isend(dst, tag int, b []byte, token uint64) error
+	// Isend starts sending b to node dst with tag; done reports that b may
+	// be reused already, else token comes back from Poll once it may.
+	Isend(dst, tag int, b []byte, token uint64) (done bool, err error)
 	// Irecv starts receiving exactly len(b) bytes from node src with tag into
-	// b; token comes back from Poll once b holds them.
-	Irecv(src, tag int, b []byte, token uint64) error
+	// b; done reports that b holds them already, else token comes back from
+	// Poll once it does.
+	Irecv(src, tag int, b []byte, token uint64) (done bool, err error)
 	// Poll makes progress and appends to done the tokens of transfers
 	// completed since the last call.
 	Poll(done []uint64) ([]uint64, error)
+}
+
+// Idler is implemented by a conduit that wants to hear when a wait has
+// polled and found nothing: Idle may yield the processor, as MPI does when
+// processes outnumber processors, so that the process holding the awaited
+// data gets to run. It must not block for long.
+type Idler interface {
+	Idle()
 }

@@ -25,7 +25,8 @@
 //     complete, OUT_ALLSYNC after a barrier that starts once this node's
 //     transfers are complete.
 //   - Trees are built in trees.go; the schedules of the five collectives in
-//     movement.go.
+//     movement.go, of the reductions in reduce.go and prefix.go; schedules
+//     are cached per image and argument list in plans.go.
 //
 // # Addressing
 //
@@ -64,11 +65,21 @@
 // results are bitwise reproducible. Callbacks run only inside gocoll calls
 // made by the application's goroutines.
 //
+// # Cost of a call
+//
+// A small collective called again with the same arguments (as in an
+// iterative code) reuses its cached schedule and allocates nothing; a
+// transfer that its conduit completes as it starts (a send, or a receive
+// whose message has arrived) needs no poll. An initiation polls the conduit
+// only when other collectives are live or its own is not yet done.
+//
 // # Progress
 //
 // Progress is made inside initiation, Try, Wait, Poll and Barrier; no
 // collective needs anything from another node beyond its own initiation and
 // polling. A node whose handles are synced may still be needed to forward
 // data or finish relaxed (OUT_NOSYNC) sends, so it must keep calling gocoll
-// (end with a Barrier) before it stops.
+// (end with a Barrier) before it stops. Waits spin; between polls they tell
+// a conduit that implements Idler, which may yield the processor when
+// processes outnumber processors.
 package coll

@@ -54,8 +54,8 @@ type Image struct {
 	opts  Options
 	image int
 
-	mu      stdsync.Mutex // serializes initiations, which must be in order
-	seq     uint64        // initiations on TeamAll so far
+	seq     uint64 // initiations on TeamAll so far (under the engine's lock)
+	plans   planCache
 	seqBits int
 	nodes   int // nodes in the job (one image each for now)
 	me      int
@@ -94,7 +94,11 @@ func Init(c Conduit, table *images.Table, fns []reducefn.Entry, flags InitFlags,
 	if _, dup := inited.LoadOrStore(c, true); dup {
 		return nil, ErrInitTwice
 	}
-	im := &Image{cd: c, table: table, fns: fns, eng: gsync.NewEngine(c.Poll), all: table.All(),
+	var idle func()
+	if i, ok := c.(Idler); ok {
+		idle = i.Idle
+	}
+	im := &Image{cd: c, table: table, fns: fns, eng: gsync.NewEngine(c.Poll, idle), all: table.All(),
 		opts: opts, image: table.First(c.Node()), seqBits: min(seqBits, 20), nodes: c.Nodes(), me: c.Node()}
 	if err := im.agree(len(fns)); err != nil {
 		inited.Delete(c)
@@ -173,7 +177,7 @@ func (im *Image) Barrier(t *images.Team) error {
 	if err := im.checkTeamFlags(t, f, false); err != nil {
 		return err
 	}
-	h, err := im.start(f, 0, func(g geom) []round {
+	h, err := im.start(planKey{kind: kBarrier, team: t, f: f}, func(g geom) []round {
 		return barrierRounds(g, subBar)
 	})
 	if err != nil {
@@ -182,21 +186,24 @@ func (im *Image) Barrier(t *images.Team) error {
 	return h.Wait(context.Background())
 }
 
-// start initiates the schedule that build makes, with the next sequence
-// number of the team; the caller has validated every argument.
-func (im *Image) start(f gsync.Flags, n int, build func(geom) []round) (gsync.Handle, error) {
-	g := geom{P: im.nodes, me: im.me, n: n, node: func(r int) int { return r }, sc: &scratch{}}
-	im.mu.Lock()
-	defer im.mu.Unlock()
-	slot, err := im.eng.Reserve()
-	if err != nil {
-		return gsync.Handle{}, err
+// start initiates the schedule of k, cached or built by build; the caller
+// has validated every argument.
+func (im *Image) start(k planKey, build func(geom) []round) (gsync.Handle, error) {
+	op := im.plans.take(&k)
+	if op == nil {
+		g := geom{P: im.nodes, me: im.me, n: k.n, node: func(r int) int { return r }, sc: &scratch{}}
+		op = newSchedOp(im, k, withSync(g, k.f, build(g)), g.sc)
+		im.plans.keep(op)
 	}
-	tagBase := int(im.seq&(1<<im.seqBits-1)) << subBits
+	return im.eng.Start(op)
+}
+
+// nextTagBase is the tag base of the next operation on TeamAll; the engine
+// calls it (through Bind) under its lock, in initiation order.
+func (im *Image) nextTagBase() int {
+	t := int(im.seq&(1<<im.seqBits-1)) << subBits
 	im.seq++
-	op := newSchedOp(im.cd, f.Out(), slot, tagBase, withSync(g, f, build(g)))
-	op.sc = g.sc
-	return im.eng.Start(slot, op)
+	return t
 }
 
 func (im *Image) checkTeamFlags(t *images.Team, f gsync.Flags, nb bool) error {

@@ -80,14 +80,25 @@ func (d dist) runs(p int) []elemRun {
 	return rs
 }
 
-// localLen is how many elements image p's local array must hold.
+// localLen is how many elements image p's local array must hold: the end
+// of its last run (found from the last row down, without listing the runs,
+// since every call validates with it).
 func (d dist) localLen(p int) int {
-	rs := d.runs(p)
-	if len(rs) == 0 {
+	if d.BlockSize == 0 {
+		if p == d.Offset {
+			return d.count
+		}
 		return 0
 	}
-	last := rs[len(rs)-1]
-	return last.local + last.n
+	b, P := d.BlockSize, d.P
+	end := d.Offset + d.count
+	for r := (end - 1) / b / P; r >= d.Offset/b/P; r-- {
+		start := (r*P + p) * b
+		if s, e := max(start, d.Offset), min(start+b, end); s < e {
+			return r*b + e - start
+		}
+	}
+	return 0
 }
 
 // place is where element j lives: image and local index.

@@ -83,9 +83,9 @@ func prefixSched(g geom, t Tree, rd reducer, sd, dd dist, dst, src []byte, exclu
 	if !direct {
 		out = g.buf(sd.localLen(me) * es)
 	}
-	excl := exc
+	excl, pre := exc, g.buf(es)
 	cur.copies = append(cur.copies, compute(true, direct, func() {
-		finishRuns(rd, runs, before, excl, out, src, exclusive)
+		finishRuns(rd, runs, before, excl, out, src, pre, exclusive)
 	}))
 	rs = append(rs, cur)
 	if direct {
@@ -118,10 +118,10 @@ func rowPrefix(rd reducer, before, totals partials) {
 
 // finishRuns writes each run's prefix results at its local indices of out.
 // The value before a run is the fold of the earlier rows (before) and of
-// the lower images' runs in its row (exc), in that order.
-func finishRuns(rd reducer, runs []elemRun, before, exc partials, out, src []byte, exclusive bool) {
+// the lower images' runs in its row (exc), in that order; pre (one element)
+// holds their fold when both are present.
+func finishRuns(rd reducer, runs []elemRun, before, exc partials, out, src, pre []byte, exclusive bool) {
 	es := rd.es
-	pre := make([]byte, es)
 	for _, run := range runs {
 		var left []byte
 		switch hb, he := before.has(run.row), exc.has(run.row); {

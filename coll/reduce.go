@@ -89,10 +89,10 @@ func (rd reducer) combineInto(out, a, b partials) {
 	}
 }
 
-// local sets v to image p's contribution: with rows == 1 the fold of all its
-// elements (commutative operators, or a single row), else one fold per row.
-func (rd reducer) local(v partials, d dist, p int, src []byte) {
-	runs := d.runs(p)
+// local sets v to an image's contribution from its runs (d.runs of the
+// image, found when the schedule is built): with rows == 1 the fold of all
+// its elements (commutative operators, or a single row), else one fold per row.
+func (rd reducer) local(v partials, runs []elemRun, src []byte) {
 	for r := 0; r < v.rows; r++ {
 		v.mark(r, false)
 	}
@@ -157,12 +157,12 @@ func (rd reducer) shapeFor(d dist) shape {
 // ownPartials is image me's contribution: its single element where it lies
 // when it has just one (dense), else a buffer that compute fills.
 func (rd reducer) ownPartials(g geom, sh shape, d dist, src []byte) (partials, []copyOp) {
-	me := g.me
-	if runs := d.runs(me); sh.dense && sh.rows == 1 && len(runs) == 1 && runs[0].n == 1 {
+	runs := d.runs(g.me)
+	if sh.dense && sh.rows == 1 && len(runs) == 1 && runs[0].n == 1 {
 		return sh.over(src[runs[0].local*rd.es : (runs[0].local+1)*rd.es]), nil
 	}
 	own := sh.new(g)
-	return own, []copyOp{compute(true, false, func() { rd.local(own, d, me, src) })}
+	return own, []copyOp{compute(true, false, func() { rd.local(own, runs, src) })}
 }
 
 // reduceSched reduces to dstImg: contributions travel up a tree whose
@@ -324,7 +324,7 @@ func reduceScatterGatherSched(g geom, rd reducer, d dist, dst, src []byte) []rou
 	} else {
 		v := shape{rows: 1, es: rd.es}.new(g)
 		own = v.elem(0)
-		r0.copies = append(r0.copies, compute(true, false, func() { rd.local(v, d, me, src) }))
+		r0.copies = append(r0.copies, compute(true, false, func() { rd.local(v, runs, src) }))
 	}
 	myLo, myHi := chunk(me)
 	pieces := make([][]byte, g.P) // chunk me of each image's partial

@@ -1,6 +1,8 @@
 package coll
 
 import (
+	"sync/atomic"
+
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -35,10 +37,10 @@ func compute(client, toClient bool, fn func()) copyOp {
 }
 
 // round is a step of a schedule. Every receive of every round is posted at
-// initiation (receives move no data by themselves, and posting early keeps
-// MPI's matching in initiation order); a round's copies and sends start
-// once every receive of the earlier rounds has completed, and, with
-// afterSends, every earlier send too.
+// initiation, right after round 0 has started (receives move no data by
+// themselves, and posting early keeps MPI's matching in initiation order);
+// a round's copies and sends start once every receive of the earlier rounds
+// has completed, and, with afterSends, every earlier send too.
 type round struct {
 	copies     []copyOp
 	sends      []xfer
@@ -63,61 +65,75 @@ type roundState struct {
 
 // schedOp executes a schedule; it implements sync.Op.
 type schedOp struct {
-	cd      Conduit
-	out     gsync.Flags // output sync mode
+	im     *Image
+	cd     Conduit
+	key    planKey
+	out    gsync.Flags // output sync mode
+	rounds []round
+	sc     *scratch // internal buffers: back to their pools once finished, unless cached
+
+	// state of one run, set by reset
 	slot    uint32
 	tagBase int
-	rounds  []round
 	items   []item // the receives of all rounds, then the sends in round order
 	state   []roundState
-
-	posted bool
-	next   int      // next round to start
-	sc     *scratch // pooled internal buffers, returned once finished
-
-	// inline storage: most schedules have a few transfers and rounds
-	itemBuf  [4]item
-	stateBuf [3]roundState
+	posted  bool
+	next    int // next round to start
 	// counts that decide the output sync modes
 	clientLeft     int // client transfers and copies not complete
 	clientRecvLeft int // client receives and copies into client memory not complete
 	left           int // all transfers not complete
+
+	// cached schedules are run again once idle (see plans.go)
+	cached bool
+	idle   atomic.Bool
+
+	// inline storage: most schedules have a few transfers and rounds
+	itemBuf  [4]item
+	stateBuf [3]roundState
 }
 
-func newSchedOp(cd Conduit, out gsync.Flags, slot uint32, tagBase int, rounds []round) *schedOp {
-	n := 0
-	for r := range rounds {
-		n += len(rounds[r].recvs) + len(rounds[r].sends)
-	}
-	o := &schedOp{cd: cd, out: out, slot: slot, tagBase: tagBase, rounds: rounds}
+func newSchedOp(im *Image, k planKey, rounds []round, sc *scratch) *schedOp {
+	o := &schedOp{im: im, cd: im.cd, key: k, out: k.f.Out(), rounds: rounds, sc: sc}
 	o.items = o.itemBuf[:0]
-	if n > len(o.itemBuf) {
-		o.items = make([]item, 0, n)
-	}
 	o.state = o.stateBuf[:0]
-	if len(rounds) > len(o.stateBuf) {
-		o.state = make([]roundState, 0, len(rounds))
+	o.reset()
+	return o
+}
+
+// reset prepares a run of the schedule.
+func (o *schedOp) reset() {
+	o.posted, o.next, o.left, o.clientLeft, o.clientRecvLeft = false, 0, 0, 0, 0
+	o.items = o.items[:0]
+	if cap(o.state) < len(o.rounds) {
+		o.state = make([]roundState, len(o.rounds))
 	}
-	o.state = o.state[:len(rounds)]
-	for r := range rounds {
-		for _, x := range rounds[r].recvs {
+	o.state = o.state[:len(o.rounds)]
+	for r := range o.rounds {
+		for _, x := range o.rounds[r].recvs {
 			o.items = append(o.items, item{round: r, client: x.client})
 			o.count(x.client, true, 1)
 		}
-		o.state[r].recvLeft = len(rounds[r].recvs)
-		for _, c := range rounds[r].copies {
+		o.state[r] = roundState{recvLeft: len(o.rounds[r].recvs)}
+		for _, c := range o.rounds[r].copies {
 			o.count(c.client, c.toClient, 1)
 		}
 	}
-	for r := range rounds {
+	for r := range o.rounds {
 		o.state[r].sendAt = len(o.items)
-		for _, x := range rounds[r].sends {
+		for _, x := range o.rounds[r].sends {
 			o.items = append(o.items, item{round: r, send: true, client: x.client})
 			o.count(x.client, false, 1)
 		}
-		o.state[r].sendLeft = len(rounds[r].sends)
+		o.state[r].sendLeft = len(o.rounds[r].sends)
 	}
-	return o
+}
+
+// Retire implements sync.Op: a cached schedule becomes idle, ready to run again.
+func (o *schedOp) Retire() {
+	if o.cached {
+		o.idle.Store(true)
+	}
 }
 
 func (o *schedOp) count(client, into bool, d int) {
@@ -136,8 +152,23 @@ func (o *schedOp) countXfer(it *item, d int) {
 	}
 }
 
+// Bind implements sync.Op: the slot names the operation in its tokens, and
+// the tag base comes from the next sequence number of the team. The engine
+// binds operations one at a time, in initiation order, so every node gives
+// the n-th operation of a team the same tags.
+func (o *schedOp) Bind(slot uint32) {
+	o.slot = slot
+	o.tagBase = o.im.nextTagBase()
+}
+
 // Complete implements sync.Op.
 func (o *schedOp) Complete(idx uint32) {
+	o.complete(idx)
+	o.releaseIfFinished()
+}
+
+// complete records transfer idx as complete.
+func (o *schedOp) complete(idx uint32) {
 	it := &o.items[idx]
 	if it.done {
 		return
@@ -149,52 +180,80 @@ func (o *schedOp) Complete(idx uint32) {
 	} else {
 		o.state[it.round].recvLeft--
 	}
-	o.releaseIfFinished()
 }
 
 // releaseIfFinished returns the internal buffers once nothing uses them.
 func (o *schedOp) releaseIfFinished() {
-	if o.sc != nil && o.Finished() {
+	if o.sc != nil && !o.cached && o.Finished() {
 		o.sc.release()
 		o.sc = nil
 	}
 }
 
-// Step implements sync.Op.
+// Step implements sync.Op. Transfers that the conduit completes as they
+// start are recorded at once, so that a schedule whose data is already
+// there runs to its end within one Step.
 func (o *schedOp) Step() error {
 	if !o.posted {
 		o.posted = true
-		i := 0
+		// Round 0's sends go first: a send leaves at once and no receive
+		// of this node can hold it up, and on the critical path of an
+		// exchange every call before the send is latency added.
+		if len(o.rounds) > 0 {
+			if err := o.startRound(); err != nil {
+				return err
+			}
+		}
+		i := uint32(0)
 		for r := range o.rounds {
+			o.left += len(o.rounds[r].recvs)
 			for _, x := range o.rounds[r].recvs {
-				o.left++
-				if err := o.cd.Irecv(x.peer, o.tagBase|x.sub, x.buf, gsync.Token(o.slot, uint32(i))); err != nil {
+				done, err := o.cd.Irecv(x.peer, o.tagBase|x.sub, x.buf, gsync.Token(o.slot, i))
+				if err != nil {
 					return err
+				}
+				if done {
+					o.complete(i)
 				}
 				i++
 			}
 		}
 	}
 	for o.next < len(o.rounds) && o.ready(o.next) {
-		r := o.next
-		o.next++
-		for _, c := range o.rounds[r].copies {
-			switch {
-			case c.fn != nil:
-				c.fn()
-			case len(c.dst) > 0 && &c.dst[0] != &c.src[0]: // identical blocks need no copy
-				copy(c.dst, c.src)
-			}
-			o.count(c.client, c.toClient, -1)
-		}
-		for k, x := range o.rounds[r].sends {
-			o.left++
-			if err := o.cd.Isend(x.peer, o.tagBase|x.sub, x.buf, gsync.Token(o.slot, uint32(o.state[r].sendAt+k))); err != nil {
-				return err
-			}
+		if err := o.startRound(); err != nil {
+			return err
 		}
 	}
 	o.releaseIfFinished()
+	return nil
+}
+
+// startRound does round o.next's copies and starts its sends.
+func (o *schedOp) startRound() error {
+	r := o.next
+	o.next++
+	for _, c := range o.rounds[r].copies {
+		switch {
+		case c.fn != nil:
+			c.fn()
+		case len(c.dst) > 0 && &c.dst[0] != &c.src[0]: // identical blocks need no copy
+			copy(c.dst, c.src)
+		}
+		o.count(c.client, c.toClient, -1)
+	}
+	// Counted before any starts: a send completing at once must not make
+	// the operation look finished while its round has more to send.
+	o.left += len(o.rounds[r].sends)
+	for k, x := range o.rounds[r].sends {
+		idx := uint32(o.state[r].sendAt + k)
+		done, err := o.cd.Isend(x.peer, o.tagBase|x.sub, x.buf, gsync.Token(o.slot, idx))
+		if err != nil {
+			return err
+		}
+		if done {
+			o.complete(idx)
+		}
+	}
 	return nil
 }
 

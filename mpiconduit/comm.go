@@ -2,6 +2,7 @@ package mpiconduit
 
 /*
 #include "gc.h"
+#include "gc_win.h"
 */
 import "C"
 
@@ -129,6 +130,21 @@ func (c *Comm) Split(color, key int) (*Comm, error) {
 		return nil, err
 	}
 	return wrap("MPI_Comm_split", h)
+}
+
+// SplitShared splits c into communicators of the processes that can share
+// memory, ranked in c's order (MPI_Comm_split_type, MPI_COMM_TYPE_SHARED).
+// It is collective over c.
+func (c *Comm) SplitShared() (*Comm, error) {
+	const op = "MPI_Comm_split_type"
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	var h C.MPI_Comm
+	if err := mpiErr(op, C.gc_comm_split_shared(c.h, &h)); err != nil {
+		return nil, err
+	}
+	return wrap(op, h)
 }
 
 // Create makes a communicator of the listed ranks of c, in that order

@@ -1,13 +1,15 @@
 package mpiconduit
 
 /*
+#include <stdlib.h>
 #include "gc.h"
 */
 import "C"
 
 import (
+	"math/bits"
+	"os"
 	"runtime"
-	"sync"
 	"unsafe"
 )
 
@@ -16,25 +18,88 @@ import (
 // application's messages. It has the method set of coll.Conduit (this
 // package imports nothing of gocoll). Completions are found by one
 // MPI_Testsome over every outstanding request per Poll.
+//
+// Between processes that share memory, transfers of at most ShmMax bytes
+// go through rings in shared memory (see shm.go) with no MPI call. Other
+// transfers of at most BounceMax bytes go through C memory and are tested
+// as they start, in one cgo call: most complete there (an eager send, a
+// receive whose message has arrived) and never enter the table. Larger
+// ones use the caller's memory, pinned until complete.
+//
+// A Conduit is not safe for concurrent use: gocoll calls it with its
+// engine's lock held (a lock here would cost every transfer and poll twice
+// for nothing).
 type Conduit struct {
 	comm *Comm
+	shm  *shm // nil without the shared-memory path
 
-	mu     sync.Mutex
-	reqs   []C.uintptr_t // MPI_Request handles
-	tokens []uint64
-	pins   []*runtime.Pinner
-	idx    []C.int
-	spare  []*runtime.Pinner
+	reqs    []C.uintptr_t // MPI_Request handles of the pending transfers
+	pending []pending     // the same index as reqs
+	idx     []C.int
+	spare   []*runtime.Pinner
+	bounce  [numBounce][]unsafe.Pointer // free C buffers by size class
 }
 
-// NewConduit makes a conduit over a duplicate of c (collective over c).
+// pending is a transfer MPI still holds.
+type pending struct {
+	token  uint64
+	pin    *runtime.Pinner // large transfers: the caller's pinned memory
+	bounce unsafe.Pointer  // small transfers: the C buffer
+	class  int             // its size class
+	dst    []byte          // small receives: where the data goes on completion
+}
+
+// BounceMax is the largest transfer that goes through C memory. Copying
+// that much costs less than pinning; it stays under the eager limits of
+// Open MPI's shared-memory and TCP transports, so such sends complete as
+// they start.
+const BounceMax = 4 << 10
+
+const (
+	minBounceShift = 6 // smallest class: 64 bytes
+	numBounce      = 13 - minBounceShift
+)
+
+func bounceClass(n int) int {
+	if n <= 1<<minBounceShift {
+		return 0
+	}
+	return bits.Len(uint(n-1)) - minBounceShift
+}
+
+// ConduitOptions adjust NewConduitWith.
+type ConduitOptions struct {
+	// NoSharedMemory sends every transfer through MPI point-to-point, also
+	// between processes that share memory.
+	NoSharedMemory bool
+}
+
+// NewConduit makes a conduit over a duplicate of c (collective over c),
+// with the shared-memory path unless the environment has GOCOLL_SHM=0.
 func NewConduit(c *Comm) (*Conduit, error) {
+	return NewConduitWith(c, ConduitOptions{NoSharedMemory: os.Getenv("GOCOLL_SHM") == "0"})
+}
+
+// NewConduitWith is NewConduit with options; every process of c must pass
+// the same ones.
+func NewConduitWith(c *Comm, o ConduitOptions) (*Conduit, error) {
 	d, err := c.Dup()
 	if err != nil {
 		return nil, err
 	}
-	return &Conduit{comm: d}, nil
+	cd := &Conduit{comm: d}
+	if !o.NoSharedMemory {
+		if cd.shm, err = newShm(d); err != nil {
+			d.Free()
+			return nil, err
+		}
+	}
+	return cd, nil
 }
+
+// SharedMemory reports whether the conduit passes small transfers between
+// processes of one node through shared memory.
+func (cd *Conduit) SharedMemory() bool { return cd.shm != nil }
 
 // Node is this process's rank.
 func (cd *Conduit) Node() int { return cd.comm.rank }
@@ -48,35 +113,38 @@ func (cd *Conduit) MaxTag() int { return tagUB }
 // Comm is the conduit's private communicator.
 func (cd *Conduit) Comm() *Comm { return cd.comm }
 
-// Isend starts sending b to rank dst; token returns from Poll on completion.
-func (cd *Conduit) Isend(dst, tag int, b []byte, token uint64) error {
+// Isend starts sending b to rank dst. It reports done when the send
+// completed during the call; otherwise token returns from Poll on completion.
+func (cd *Conduit) Isend(dst, tag int, b []byte, token uint64) (bool, error) {
 	return cd.start("MPI_Isend", dst, tag, b, token, true)
 }
 
-// Irecv starts receiving len(b) bytes from rank src into b.
-func (cd *Conduit) Irecv(src, tag int, b []byte, token uint64) error {
+// Irecv starts receiving len(b) bytes from rank src into b. It reports
+// done when the data arrived during the call; otherwise token returns from
+// Poll on completion.
+func (cd *Conduit) Irecv(src, tag int, b []byte, token uint64) (bool, error) {
 	return cd.start("MPI_Irecv", src, tag, b, token, false)
 }
 
-func (cd *Conduit) start(op string, peer, tag int, b []byte, token uint64, send bool) error {
+func (cd *Conduit) start(op string, peer, tag int, b []byte, token uint64, send bool) (bool, error) {
 	x, err := byteBuf(op, b)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if err := cd.comm.checkPeer(op, peer, tag, false); err != nil {
-		return err
+		return false, err
 	}
-	cd.mu.Lock()
-	defer cd.mu.Unlock()
-	var pin *runtime.Pinner
-	if n := len(cd.spare); n > 0 {
-		pin, cd.spare = cd.spare[n-1], cd.spare[:n-1]
-	} else {
-		pin = new(runtime.Pinner)
+	if p := cd.shm.peer(peer, len(b)); p != nil {
+		if send {
+			return cd.shm.isend(p, tag, b, token), nil
+		}
+		return cd.shm.irecv(p, tag, b, token), nil
 	}
-	if len(b) > 0 {
-		pin.Pin(unsafe.SliceData(b))
+	if len(b) <= BounceMax {
+		return cd.startBounce(op, peer, tag, b, x, token, send)
 	}
+	pin := cd.pinner()
+	pin.Pin(unsafe.SliceData(b))
 	var res C.gc_start
 	if send {
 		res = C.gc_isend(cbuf(x.p), x.n, hType(Byte.h), C.int(peer), C.int(tag), hComm(cd.comm.h))
@@ -84,14 +152,71 @@ func (cd *Conduit) start(op string, peer, tag int, b []byte, token uint64, send 
 		res = C.gc_irecv(cbuf(x.p), x.n, hType(Byte.h), C.int(peer), C.int(tag), hComm(cd.comm.h))
 	}
 	if err := mpiErr(op, res.rc); err != nil {
-		pin.Unpin()
-		cd.spare = append(cd.spare, pin)
-		return err
+		cd.unpin(pin)
+		return false, err
 	}
 	cd.reqs = append(cd.reqs, res.req)
-	cd.tokens = append(cd.tokens, token)
-	cd.pins = append(cd.pins, pin)
-	return nil
+	cd.pending = append(cd.pending, pending{token: token, pin: pin})
+	return false, nil
+}
+
+// startBounce starts and tests a small transfer through a C buffer.
+func (cd *Conduit) startBounce(op string, peer, tag int, b []byte, x buf, token uint64, send bool) (bool, error) {
+	c := bounceClass(len(b))
+	cb := cd.getBounce(c)
+	var res C.gc_result
+	if send {
+		res = C.gc_isend_bounce(cbuf(x.p), x.n, (*C.char)(cb), C.int(peer), C.int(tag), hComm(cd.comm.h))
+	} else {
+		res = C.gc_irecv_bounce(cbuf(x.p), x.n, (*C.char)(cb), C.int(peer), C.int(tag), hComm(cd.comm.h))
+	}
+	if err := mpiErr(op, res.rc); err != nil || res.flag != 0 {
+		cd.bounce[c] = append(cd.bounce[c], cb)
+		return err == nil, err
+	}
+	p := pending{token: token, bounce: cb, class: c}
+	if !send {
+		p.dst = b
+	}
+	cd.reqs = append(cd.reqs, res.req)
+	cd.pending = append(cd.pending, p)
+	return false, nil
+}
+
+func (cd *Conduit) getBounce(c int) unsafe.Pointer {
+	if n := len(cd.bounce[c]); n > 0 {
+		cb := cd.bounce[c][n-1]
+		cd.bounce[c] = cd.bounce[c][:n-1]
+		return cb
+	}
+	return C.malloc(C.size_t(1) << (c + minBounceShift))
+}
+
+func (cd *Conduit) pinner() *runtime.Pinner {
+	if n := len(cd.spare); n > 0 {
+		pin := cd.spare[n-1]
+		cd.spare = cd.spare[:n-1]
+		return pin
+	}
+	return new(runtime.Pinner)
+}
+
+func (cd *Conduit) unpin(pin *runtime.Pinner) {
+	pin.Unpin()
+	cd.spare = append(cd.spare, pin)
+}
+
+// finish releases what a completed transfer held, delivering a small
+// receive's data.
+func (cd *Conduit) finish(p *pending) {
+	if p.pin != nil {
+		cd.unpin(p.pin)
+		return
+	}
+	if p.dst != nil {
+		copy(p.dst, unsafe.Slice((*byte)(p.bounce), len(p.dst)))
+	}
+	cd.bounce[p.class] = append(cd.bounce[p.class], p.bounce)
 }
 
 // Poll appends the tokens of completed transfers to done (MPI_Testsome).
@@ -99,8 +224,10 @@ func (cd *Conduit) Poll(done []uint64) ([]uint64, error) {
 	if err := checkState("MPI_Testsome"); err != nil {
 		return done, err
 	}
-	cd.mu.Lock()
-	defer cd.mu.Unlock()
+	done = cd.shm.poll(done)
+	if cd.shm != nil && cd.shm.err != nil {
+		return done, cd.shm.err
+	}
 	n := len(cd.reqs)
 	if n == 0 {
 		return done, nil
@@ -117,23 +244,45 @@ func (cd *Conduit) Poll(done []uint64) ([]uint64, error) {
 		return done, nil
 	}
 	for _, i := range cd.idx[:out] {
-		done = append(done, cd.tokens[i])
-		cd.pins[i].Unpin()
-		cd.spare = append(cd.spare, cd.pins[i])
-		cd.pins[i] = nil
+		p := &cd.pending[i]
+		done = append(done, p.token)
+		cd.finish(p)
+		*p = pending{}
 	}
-	// Compact: completed requests are MPI_REQUEST_NULL and have nil pins.
+	// Compact: completed entries are zero (MPI set their requests to MPI_REQUEST_NULL).
 	k := 0
 	for i := 0; i < n; i++ {
-		if cd.pins[i] != nil {
-			cd.reqs[k], cd.tokens[k], cd.pins[k] = cd.reqs[i], cd.tokens[i], cd.pins[i]
+		if p := cd.pending[i]; p.pin != nil || p.bounce != nil {
+			cd.reqs[k], cd.pending[k] = cd.reqs[i], p
 			k++
 		}
 	}
-	clear(cd.pins[k:n])
-	cd.reqs, cd.tokens, cd.pins = cd.reqs[:k], cd.tokens[:k], cd.pins[:k]
+	clear(cd.pending[k:n])
+	cd.reqs, cd.pending = cd.reqs[:k], cd.pending[:k]
 	return done, nil
 }
 
-// Close frees the conduit's communicator; transfers must be complete.
-func (cd *Conduit) Close() error { return cd.comm.Free() }
+// Idle is called by gocoll's waits between polls that found nothing (it
+// implements coll.Idler): when the node has more processes than processors
+// it yields the processor (sched_yield), as Open MPI does inside its own
+// calls then, so that spinning waiters do not starve the process they wait
+// for. Waits through MPI already yield inside MPI.
+func (cd *Conduit) Idle() { cd.shm.idle() }
+
+// Close frees the conduit's communicator, shared memory and C buffers;
+// transfers must be complete. It is collective.
+func (cd *Conduit) Close() error {
+	if cd.shm != nil {
+		if err := cd.shm.close(); err != nil {
+			return err
+		}
+		cd.shm = nil
+	}
+	for c := range cd.bounce {
+		for _, cb := range cd.bounce[c] {
+			C.free(cb)
+		}
+		cd.bounce[c] = nil
+	}
+	return cd.comm.Free()
+}

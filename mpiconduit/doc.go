@@ -17,4 +17,15 @@
 //     operations) is pinned with runtime.Pinner until the operation completes.
 //
 // A process calls Init once, then any number of operations, then Finalize.
+//
+// # The conduit
+//
+// Conduit carries gocoll's collectives on a duplicate of a communicator.
+// Between processes of one node, transfers of at most ShmMax bytes go
+// through rings in an MPI shared-memory window (MPI_Win_allocate_shared),
+// with loads, stores and atomics and no MPI or cgo call, as GASNet's PSHM
+// does; GOCOLL_SHM=0 in the environment (or ConduitOptions) turns that off.
+// Other small transfers go through C memory, started and tested in one cgo
+// call; large ones through MPI_Isend/MPI_Irecv on pinned Go memory, which
+// Open MPI moves with a single copy within a node.
 package mpiconduit

@@ -1,4 +1,5 @@
 #include "gc.h"
+#include <string.h>
 
 MPI_Comm gc_comm_world(void) { return MPI_COMM_WORLD; }
 MPI_Comm gc_comm_self(void) { return MPI_COMM_SELF; }
@@ -128,6 +129,26 @@ gc_start gc_irecv(char *b, int n, uintptr_t dt, int src, int tag, uintptr_t c) {
 }
 
 int gc_barrier(uintptr_t c) { return MPI_Barrier(GC_COMM(c)); }
+
+gc_result gc_isend_bounce(const char *b, int n, char *bounce, int dest, int tag, uintptr_t c) {
+	gc_result r = {0};
+	MPI_Request q = MPI_REQUEST_NULL;
+	memcpy(bounce, b, n);
+	r.rc = MPI_Isend(bounce, n, MPI_BYTE, dest, tag, GC_COMM(c), &q);
+	if (r.rc == MPI_SUCCESS) r.rc = MPI_Test(&q, &r.flag, MPI_STATUS_IGNORE);
+	r.req = (uintptr_t)q;
+	return r;
+}
+
+gc_result gc_irecv_bounce(char *b, int n, char *bounce, int src, int tag, uintptr_t c) {
+	gc_result r = {0};
+	MPI_Request q = MPI_REQUEST_NULL;
+	r.rc = MPI_Irecv(bounce, n, MPI_BYTE, src, tag, GC_COMM(c), &q);
+	if (r.rc == MPI_SUCCESS) r.rc = MPI_Test(&q, &r.flag, MPI_STATUS_IGNORE);
+	if (r.rc == MPI_SUCCESS && r.flag) memcpy(b, bounce, n);
+	r.req = (uintptr_t)q;
+	return r;
+}
 
 gc_result gc_test(uintptr_t h, uintptr_t dt) {
 	gc_result r = {0};

@@ -70,6 +70,14 @@ gc_start gc_isend(const char *b, int n, uintptr_t dt, int dest, int tag, uintptr
 gc_start gc_irecv(char *b, int n, uintptr_t dt, int src, int tag, uintptr_t c);
 int gc_barrier(uintptr_t c);
 
+// Small transfers of the conduit go through C memory (bounce, from the Go
+// side's pool) so that MPI never holds a Go pointer past the call and no
+// pinning is needed, and they are tested in the same call: an eager send,
+// or a receive whose message has already arrived, completes here
+// (flag set, request freed) and costs one cgo call in all.
+gc_result gc_isend_bounce(const char *b, int n, char *bounce, int dest, int tag, uintptr_t c);
+gc_result gc_irecv_bounce(char *b, int n, char *bounce, int src, int tag, uintptr_t c);
+
 gc_result gc_test(uintptr_t r, uintptr_t dt);
 gc_result gc_wait(uintptr_t r, uintptr_t dt);
 int gc_cancel(uintptr_t r);

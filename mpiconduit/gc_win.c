@@ -10,6 +10,24 @@ int gc_win_create(void *base, MPI_Aint size, int disp_unit, MPI_Comm c, MPI_Win 
 	return MPI_Win_create(base, size, disp_unit, MPI_INFO_NULL, c, w);
 }
 
+int gc_win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Comm c, void **base, MPI_Win *w) {
+	return MPI_Win_allocate_shared(size, disp_unit, MPI_INFO_NULL, c, base, w);
+}
+
+int gc_win_shared_query(MPI_Win w, int rank, void **base, long long *size) {
+	MPI_Aint sz = 0;
+	int du = 0;
+	void *b = NULL;
+	int rc = MPI_Win_shared_query(w, rank, &sz, &du, &b);
+	*base = b;
+	*size = (long long)sz;
+	return rc;
+}
+
+int gc_comm_split_shared(MPI_Comm c, MPI_Comm *out) {
+	return MPI_Comm_split_type(c, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, out);
+}
+
 int gc_win_shape(MPI_Comm c, long long size, int disp_unit, long long *out) {
 	long long mine[2] = {size, disp_unit};
 	return MPI_Allgather(mine, 2, MPI_LONG_LONG, out, 2, MPI_LONG_LONG, c);

@@ -8,6 +8,10 @@
 
 int gc_win_allocate(MPI_Aint size, int disp_unit, MPI_Comm c, void **base, MPI_Win *w);
 int gc_win_create(void *base, MPI_Aint size, int disp_unit, MPI_Comm c, MPI_Win *w);
+int gc_win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Comm c, void **base, MPI_Win *w);
+// rank's part of a shared window: its base address and size.
+int gc_win_shared_query(MPI_Win w, int rank, void **base, long long *size);
+int gc_comm_split_shared(MPI_Comm c, MPI_Comm *out);
 
 // Every rank's window size and displacement unit, gathered into out as
 // n pairs {size, disp_unit}, so that target ranges can be checked locally.

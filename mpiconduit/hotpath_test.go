@@ -1,6 +1,7 @@
 package mpiconduit
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -223,27 +224,43 @@ func BenchmarkSelfIallreduceWait(b *testing.B) {
 }
 
 func BenchmarkConduitSelf(b *testing.B) {
-	cd, err := NewConduit(Self())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cd.Close()
-	s, r := make([]byte, 8), make([]byte, 8)
-	var done []uint64
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := cd.Irecv(0, 1, r, 1); err != nil {
-			b.Fatal(err)
-		}
-		if err := cd.Isend(0, 1, s, 2); err != nil {
-			b.Fatal(err)
-		}
-		for got := 0; got < 2; {
-			done, err = cd.Poll(done[:0])
+	for _, size := range []int{8, 64 << 10} {
+		b.Run(fmt.Sprint(size), func(b *testing.B) {
+			cd, err := NewConduit(Self())
 			if err != nil {
 				b.Fatal(err)
 			}
-			got += len(done)
-		}
+			defer cd.Close()
+			s, r := make([]byte, size), make([]byte, size)
+			var done []uint64
+			b.ReportAllocs()
+			for b.Loop() {
+				got := 0
+				now, err := cd.Irecv(0, 1, r, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				got += b2i(now)
+				now, err = cd.Isend(0, 1, s, 2)
+				if err != nil {
+					b.Fatal(err)
+				}
+				got += b2i(now)
+				for got < 2 {
+					done, err = cd.Poll(done[:0])
+					if err != nil {
+						b.Fatal(err)
+					}
+					got += len(done)
+				}
+			}
+		})
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

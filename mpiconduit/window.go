@@ -69,6 +69,7 @@ type Win struct {
 	// process on 8-byte MPI_Compare_and_swap, in its emulated atomics.
 	cas64Crash bool
 	osc        string // Open MPI's one-sided component serving the window: "rdma", or "" (osc/sm names none)
+	shared     bool   // from WinAllocateShared
 
 	// epoch is held shared while an operation pins its buffers and starts,
 	// and exclusively by the calls that complete operations, so that these
@@ -92,6 +93,53 @@ func WinAllocate(c *Comm, size, dispUnit int) (*Win, error) {
 		return nil, err
 	}
 	return newWin(op, c, h, unsafe.Slice((*byte)(base), size), dispUnit)
+}
+
+// WinAllocateShared allocates size bytes on every process of c as one
+// window whose every part each process can load and store directly
+// (MPI_Win_allocate_shared); c's processes must share memory (see
+// Comm.SplitShared). Mem is the local part, SharedMem any rank's. It is
+// collective over c. Direct loads and stores follow the rules of the
+// memory they touch: synchronize them with atomics or RMA epochs.
+func WinAllocateShared(c *Comm, size int) (*Win, error) {
+	const op = "MPI_Win_allocate_shared"
+	if err := checkWinArgs(op, c, size, 1); err != nil {
+		return nil, err
+	}
+	var base unsafe.Pointer
+	var h C.MPI_Win
+	if err := winErr(op, c, C.gc_win_allocate_shared(C.MPI_Aint(size), 1, c.h, &base, &h)); err != nil {
+		return nil, err
+	}
+	w, err := newWin(op, c, h, unsafe.Slice((*byte)(base), size), 1)
+	if err == nil {
+		w.shared = true
+	}
+	return w, err
+}
+
+// SharedMem is rank's part of a window from WinAllocateShared, mapped into
+// this process (MPI_Win_shared_query).
+func (w *Win) SharedMem(rank int) ([]byte, error) {
+	const op = "MPI_Win_shared_query"
+	if err := w.check(op); err != nil {
+		return nil, err
+	}
+	if !w.shared {
+		return nil, misuse(ErrArg, op, "the window was not allocated shared")
+	}
+	if err := w.comm.checkRank(op, rank); err != nil {
+		return nil, err
+	}
+	var base unsafe.Pointer
+	var size C.longlong
+	if err := mpiErr(op, C.gc_win_shared_query(w.h, C.int(rank), &base, &size)); err != nil {
+		return nil, err
+	}
+	if size == 0 {
+		return []byte{}, nil
+	}
+	return unsafe.Slice((*byte)(base), int(size)), nil
 }
 
 // WinAllocateOf allocates a window of n elements of T on every process of c,

@@ -20,6 +20,9 @@ var (
 // Op is one node's part of a live collective operation. The engine calls its
 // methods with the engine lock held, from whichever goroutine is making progress.
 type Op interface {
+	// Bind tells the operation its slot, which its transfers' tokens carry;
+	// the engine calls it once, before the first Step.
+	Bind(slot uint32)
 	// Complete records that the operation's transfer idx has completed.
 	Complete(idx uint32)
 	// Step advances the operation as far as it can go without waiting.
@@ -29,6 +32,9 @@ type Op interface {
 	Syncable() bool
 	// Finished reports whether the operation needs no more progress on this node.
 	Finished() bool
+	// Retire tells the operation that the engine has dropped it (finished
+	// and synced, or failed): nothing refers to it any more, so it may be reused.
+	Retire()
 }
 
 // Token names a transfer of an operation to the conduit: the operation's
@@ -53,6 +59,7 @@ type entry struct {
 type Engine struct {
 	mu    stdsync.Mutex
 	poll  PollFunc
+	idle  func() // called by waits between polls; may be nil
 	slots []entry
 	free  []uint32
 	live  int
@@ -60,46 +67,46 @@ type Engine struct {
 	fail  error    // a conduit failure, reported by every later sync
 }
 
-// NewEngine makes an engine that polls the conduit with poll.
-func NewEngine(poll PollFunc) *Engine {
-	return &Engine{poll: poll}
+// NewEngine makes an engine that polls the conduit with poll. Waits call
+// idle (when not nil) after each poll that left them waiting: a conduit
+// may yield the processor there when processes outnumber processors.
+func NewEngine(poll PollFunc, idle func()) *Engine {
+	return &Engine{poll: poll, idle: idle}
 }
 
 // MaxLive is the most operations that may be live on a node at once.
 const MaxLive = 1<<20 - 1
 
-// Reserve takes a slot for an operation about to start, so that its
-// transfers can carry tokens; Start then installs the operation.
-func (e *Engine) Reserve() (uint32, error) {
+// Start takes a slot for op, binds op to it, steps it once and returns
+// its handle; the zero Handle when it completed during initiation. The
+// conduit is polled (progress on every live operation) unless op is the
+// only live operation and needs nothing more to sync: a blocking
+// collective whose transfers all completed as they started costs no poll.
+func (e *Engine) Start(op Op) (Handle, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.live >= MaxLive {
-		return 0, fmt.Errorf("%w: %d live", ErrTooMany, e.live)
+		return Handle{}, fmt.Errorf("%w: %d live", ErrTooMany, e.live)
 	}
-	var s uint32
+	var slot uint32
 	if n := len(e.free); n > 0 {
-		s = e.free[n-1]
+		slot = e.free[n-1]
 		e.free = e.free[:n-1]
 	} else {
-		s = uint32(len(e.slots))
+		slot = uint32(len(e.slots))
 		e.slots = append(e.slots, entry{})
 	}
 	e.live++
-	return s, nil
-}
-
-// Start installs op in the slot from Reserve, steps it once, and returns its
-// handle; the zero Handle when it completed during initiation.
-func (e *Engine) Start(slot uint32, op Op) (Handle, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	en := &e.slots[slot]
 	en.op, en.err, en.handle = op, nil, true
+	op.Bind(slot)
 	if err := op.Step(); err != nil {
 		e.release(slot)
 		return Handle{}, err
 	}
-	e.progressLocked()
+	if e.live > 1 || !op.Syncable() {
+		e.progressLocked()
+	}
 	en = &e.slots[slot]
 	if en.op == op && en.err == nil && op.Syncable() {
 		en.handle = false
@@ -111,15 +118,9 @@ func (e *Engine) Start(slot uint32, op Op) (Handle, error) {
 	return Handle{e: e, slot: slot + 1, gen: en.gen}, nil
 }
 
-// Cancel returns a reserved slot whose operation never started.
-func (e *Engine) Cancel(slot uint32) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.release(slot)
-}
-
 func (e *Engine) release(slot uint32) {
 	en := &e.slots[slot]
+	en.op.Retire()
 	en.op, en.err, en.handle = nil, nil, false
 	en.gen++
 	e.free = append(e.free, slot)
@@ -230,7 +231,7 @@ func (h Handle) Try() (bool, error) {
 
 // Wait makes progress until the sync succeeds, ctx is done, or the operation fails.
 func (h Handle) Wait(ctx context.Context) error {
-	var sp spinner
+	sp := spinner{idle: h.idle()}
 	for {
 		ok, err := h.Try()
 		if ok || err != nil {
@@ -245,8 +246,10 @@ func (h Handle) Wait(ctx context.Context) error {
 // syncEach polls every engine the handles use once, then tries each valid
 // handle, turning the synced ones into the invalid handle. It reports how
 // many valid handles there were and how many synced, and the first error.
+// The lock is taken once per run of handles of one engine, so that a pass
+// over tens of thousands of handles stays cheap.
 func syncEach(hs []Handle) (valid, synced int, first error) {
-	var polled *Engine
+	var polled, locked *Engine
 	for i := range hs {
 		h := hs[i]
 		if !h.Valid() {
@@ -254,13 +257,18 @@ func syncEach(hs []Handle) (valid, synced int, first error) {
 		}
 		valid++
 		e := h.e
-		e.mu.Lock()
+		if e != locked {
+			if locked != nil {
+				locked.mu.Unlock()
+			}
+			e.mu.Lock()
+			locked = e
+		}
 		if e != polled { // usually every handle shares one engine
 			e.progressLocked()
 			polled = e
 		}
 		ok, err := e.trySync(h)
-		e.mu.Unlock()
 		if err != nil && first == nil {
 			first = err
 		}
@@ -268,6 +276,9 @@ func syncEach(hs []Handle) (valid, synced int, first error) {
 			hs[i] = Handle{}
 			synced++
 		}
+	}
+	if locked != nil {
+		locked.mu.Unlock()
 	}
 	return valid, synced, first
 }
@@ -281,7 +292,7 @@ func TryAll(hs []Handle) (bool, error) {
 
 // WaitAll makes progress until every handle synced.
 func WaitAll(ctx context.Context, hs []Handle) error {
-	var sp spinner
+	sp := spinner{idle: idleOf(hs)}
 	for {
 		ok, err := TryAll(hs)
 		if ok || err != nil {
@@ -302,7 +313,7 @@ func TrySome(hs []Handle) (bool, error) {
 
 // WaitSome makes progress until at least one valid handle synced.
 func WaitSome(ctx context.Context, hs []Handle) error {
-	var sp spinner
+	sp := spinner{idle: idleOf(hs)}
 	for {
 		ok, err := TrySome(hs)
 		if ok || err != nil {
@@ -324,6 +335,25 @@ func WaitSome(ctx context.Context, hs []Handle) error {
 type spinner struct {
 	n    int
 	last time.Time
+	idle func()
+}
+
+// idle is the idle function of h's engine.
+func (h Handle) idle() func() {
+	if h.e == nil {
+		return nil
+	}
+	return h.e.idle
+}
+
+// idleOf is the idle function of the first valid handle's engine.
+func idleOf(hs []Handle) func() {
+	for _, h := range hs {
+		if h.Valid() {
+			return h.idle()
+		}
+	}
+	return nil
 }
 
 const (
@@ -332,6 +362,9 @@ const (
 )
 
 func (s *spinner) spin(ctx context.Context) error {
+	if s.idle != nil {
+		s.idle()
+	}
 	s.n++
 	if s.n%spinCheck != 0 {
 		return nil

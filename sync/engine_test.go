@@ -12,36 +12,42 @@ import (
 // fakeOp is an operation whose progress the test controls: each poll
 // delivers the tokens queued in the fake conduit.
 type fakeOp struct {
+	slot      uint32
 	need, got int
+	retired   int
 	syncAt    int // completions after which a sync may succeed
 	fail      error
 }
 
-func (o *fakeOp) Complete(uint32) { o.got++ }
-func (o *fakeOp) Step() error     { return o.fail }
-func (o *fakeOp) Syncable() bool  { return o.got >= o.syncAt }
-func (o *fakeOp) Finished() bool  { return o.got >= o.need }
+func (o *fakeOp) Bind(slot uint32) { o.slot = slot }
+func (o *fakeOp) Complete(uint32)  { o.got++ }
+func (o *fakeOp) Step() error      { return o.fail }
+func (o *fakeOp) Syncable() bool   { return o.got >= o.syncAt }
+func (o *fakeOp) Finished() bool   { return o.got >= o.need }
+func (o *fakeOp) Retire()          { o.retired++ }
 
-type fakeConduit struct{ queue []uint64 }
+type fakeConduit struct {
+	queue []uint64
+	polls int
+}
 
 func (c *fakeConduit) poll(done []uint64) ([]uint64, error) {
+	c.polls++
 	done = append(done, c.queue...)
 	c.queue = c.queue[:0]
 	return done, nil
 }
 
-func start(t *testing.T, e *Engine, op Op) (Handle, uint32) {
+func start(t *testing.T, e *Engine, op *fakeOp) (Handle, uint32) {
 	t.Helper()
-	slot, err := e.Reserve()
+	h, err := e.Start(op)
 	require.NoError(t, err)
-	h, err := e.Start(slot, op)
-	require.NoError(t, err)
-	return h, slot
+	return h, op.slot
 }
 
 func TestHandleLifecycle(t *testing.T) {
 	cd := &fakeConduit{}
-	e := NewEngine(cd.poll)
+	e := NewEngine(cd.poll, nil)
 
 	// Completed at initiation: the invalid handle, which syncs at once.
 	h, _ := start(t, e, &fakeOp{})
@@ -63,6 +69,7 @@ func TestHandleLifecycle(t *testing.T) {
 	require.True(t, ok)
 	require.NoError(t, err)
 	require.Equal(t, 0, e.Live(), "synced and finished: the slot is free")
+	require.Equal(t, 1, op.retired, "a dropped operation is retired once")
 
 	// Syncing a dead handle is an error, not a hang.
 	_, err = h.Try()
@@ -85,7 +92,7 @@ func TestHandleLifecycle(t *testing.T) {
 
 func TestSyncedButUnfinishedLingers(t *testing.T) {
 	cd := &fakeConduit{}
-	e := NewEngine(cd.poll)
+	e := NewEngine(cd.poll, nil)
 	// OUT_NOSYNC-like: syncable before finished.
 	h, slot := start(t, e, &fakeOp{need: 3, syncAt: 1})
 	cd.queue = append(cd.queue, Token(slot, 0))
@@ -98,7 +105,7 @@ func TestSyncedButUnfinishedLingers(t *testing.T) {
 
 func TestAllAndSome(t *testing.T) {
 	cd := &fakeConduit{}
-	e := NewEngine(cd.poll)
+	e := NewEngine(cd.poll, nil)
 	hs := make([]Handle, 4)
 	slots := make([]uint32, 4)
 	for i := range hs {
@@ -129,7 +136,7 @@ func TestAllAndSome(t *testing.T) {
 
 func TestOperationErrorIsReportedOnce(t *testing.T) {
 	cd := &fakeConduit{}
-	e := NewEngine(cd.poll)
+	e := NewEngine(cd.poll, nil)
 	boom := errors.New("boom")
 	op := &fakeOp{need: 2, syncAt: 2}
 	h, slot := start(t, e, op)
@@ -163,4 +170,30 @@ func TestFlagsValidate(t *testing.T) {
 		require.ErrorIs(t, err, ErrFlags)
 	}
 	require.Equal(t, "InMySync|OutAllSync|Single", good.String())
+}
+
+// Initiation makes progress on the other live operations, and skips the
+// poll only when the new operation is alone and already syncable.
+func TestStartPollsWhenOthersAreLive(t *testing.T) {
+	cd := &fakeConduit{}
+	e := NewEngine(cd.poll, nil)
+	h, _ := start(t, e, &fakeOp{})
+	require.False(t, h.Valid())
+	require.Equal(t, 0, cd.polls, "alone and complete: no poll")
+
+	pending := &fakeOp{need: 1, syncAt: 1}
+	hp, slot := start(t, e, pending)
+	require.Equal(t, 1, cd.polls, "not syncable: polled")
+	cd.queue = append(cd.queue, Token(slot, 0))
+	done := &fakeOp{}
+	h, _ = start(t, e, done)
+	require.False(t, h.Valid())
+	require.Equal(t, 2, cd.polls, "another operation live: polled")
+	require.Equal(t, 1, pending.got, "the other operation progressed in the initiation")
+	require.Equal(t, 1, done.retired)
+	ok, err := hp.Try()
+	require.True(t, ok)
+	require.NoError(t, err)
+	require.Equal(t, 1, pending.retired)
+	require.Equal(t, 0, e.Live())
 }

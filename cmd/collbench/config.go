@@ -101,7 +101,7 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	opsS := fs.String("ops", "all", "comma-separated `list` of operations to run")
 	fs.BoolVar(&cfg.yield, "yield", true, "yield to the Go scheduler every ~4 ms of a timed loop, Go and C alike (false: see the\nGo runtime's sysmon retake its P from a goroutine making back-to-back cgo calls)")
 	fs.StringVar(&cfg.csv, "csv", "", "also write the rows as CSV to `file` (rank 0)")
-	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write rank 0's Go CPU profile to `file` (to see where the Go side spends time)")
+	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write rank 0's Go CPU profile to `file`, every rank's if it contains %r (replaced by the rank)")
 
 	// Errors are reported by the caller, once, with the usage hint.
 	fs.SetOutput(io.Discard)

@@ -13,6 +13,8 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 
 	mpi "github.com/gocoll/gocoll/mpiconduit"
 )
@@ -77,17 +79,19 @@ func bench1(cfg config, comm *mpi.Comm, stdout io.Writer) (err error) {
 			}()
 			csvOut = f
 		}
-		if cfg.cpuProfile != "" {
-			f, err := os.Create(cfg.cpuProfile)
-			if err != nil {
-				return fmt.Errorf("--cpuprofile: %w", err)
-			}
-			defer f.Close()
-			if err := pprof.StartCPUProfile(f); err != nil {
-				return fmt.Errorf("--cpuprofile: %w", err)
-			}
-			defer pprof.StopCPUProfile()
+	}
+	// Every rank profiles when the name has %r (replaced by the rank):
+	// in a pipelined collective the slowest rank sets the pace.
+	if name := cfg.cpuProfile; name != "" && (comm.Rank() == 0 || strings.Contains(name, "%r")) {
+		f, err := os.Create(strings.ReplaceAll(name, "%r", strconv.Itoa(comm.Rank())))
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
 		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	return run(cfg, comm, stdout, csvOut)
 }

@@ -104,28 +104,30 @@ func (c *Conduit) MaxTag() int { return math.MaxInt32 }
 var ErrPeer = errors.New("colltest: no such node")
 
 // Isend implements coll.Conduit. The data is read when the message is
-// delivered, not now, as a network reading the buffer late would.
-func (c *Conduit) Isend(dst, tag int, b []byte, token uint64) error {
+// delivered, not now, as a network reading the buffer late would; a send
+// without delay is delivered, and complete, during the call.
+func (c *Conduit) Isend(dst, tag int, b []byte, token uint64) (bool, error) {
 	if dst < 0 || dst >= len(c.w.nodes) {
-		return fmt.Errorf("%w: %d", ErrPeer, dst)
+		return false, fmt.Errorf("%w: %d", ErrPeer, dst)
 	}
 	to := c.w.nodes[dst]
 	d := c.w.delay()
 	if d == 0 {
-		to.deliver(c, tag, b, token)
-		return nil
+		to.deliver(c, tag, b)
+		return true, nil
 	}
 	c.w.wg.Add(1)
 	go func() {
 		defer c.w.wg.Done()
 		time.Sleep(d)
-		to.deliver(c, tag, b, token)
+		to.deliver(c, tag, b)
+		c.complete(token)
 	}()
-	return nil
+	return false, nil
 }
 
 // deliver matches a message from `from` against the receives posted here.
-func (c *Conduit) deliver(from *Conduit, tag int, b []byte, token uint64) {
+func (c *Conduit) deliver(from *Conduit, tag int, b []byte) {
 	c.mu.Lock()
 	for i, r := range c.posted {
 		if r.src == from.node && r.tag == tag {
@@ -136,13 +138,11 @@ func (c *Conduit) deliver(from *Conduit, tag int, b []byte, token uint64) {
 			copy(r.buf, b)
 			c.done = append(c.done, r.token)
 			c.mu.Unlock()
-			from.complete(token)
 			return
 		}
 	}
 	c.unexpected = append(c.unexpected, &message{src: from.node, tag: tag, data: append([]byte{}, b...)})
 	c.mu.Unlock()
-	from.complete(token)
 }
 
 func (c *Conduit) complete(token uint64) {
@@ -151,10 +151,11 @@ func (c *Conduit) complete(token uint64) {
 	c.mu.Unlock()
 }
 
-// Irecv implements coll.Conduit.
-func (c *Conduit) Irecv(src, tag int, b []byte, token uint64) error {
+// Irecv implements coll.Conduit. A message that has already arrived
+// completes the receive during the call.
+func (c *Conduit) Irecv(src, tag int, b []byte, token uint64) (bool, error) {
 	if src < 0 || src >= len(c.w.nodes) {
-		return fmt.Errorf("%w: %d", ErrPeer, src)
+		return false, fmt.Errorf("%w: %d", ErrPeer, src)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -165,12 +166,11 @@ func (c *Conduit) Irecv(src, tag int, b []byte, token uint64) error {
 				c.err = fmt.Errorf("colltest: node %d got %d bytes from %d with tag %d, expected %d", c.node, len(m.data), src, tag, len(b))
 			}
 			copy(b, m.data)
-			c.done = append(c.done, token)
-			return nil
+			return true, nil
 		}
 	}
 	c.posted = append(c.posted, &recv{src: src, tag: tag, buf: b, token: token})
-	return nil
+	return false, nil
 }
 
 // Poll implements coll.Conduit.

@@ -1,0 +1,94 @@
+package coll_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/gocoll/gocoll/coll"
+	"github.com/gocoll/gocoll/coll/colltest"
+	"github.com/gocoll/gocoll/reducefn"
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// BenchmarkInProcess measures gocoll's own cost per collective: 8-byte
+// blocks (one float64 for the reductions) on the in-process conduit with
+// two nodes and no delays, IN_MYSYNC|OUT_MYSYNC, the same buffers every
+// call as in an iterative code. No network is involved, so time and
+// allocations are the engine's (validation, schedule, executor, polling)
+// and the in-process conduit's. A Barrier every 64 calls keeps the root
+// from running far ahead (the in-process conduit matches messages by a
+// linear search).
+//
+//	go test -run xxx -bench InProcess -benchmem ./coll
+func BenchmarkInProcess(b *testing.B) {
+	const f = gsync.InMySync | gsync.OutMySync | gsync.Local
+	const P = 2
+	type call func(im *coll.Image, dst, src []byte) error
+	one := coll.OnImage(0)
+	fns := []reducefn.Entry{reducefn.Sum[float64]()}
+	const fnSumF64 = 0
+	for _, c := range []struct {
+		name string
+		op   call
+	}{
+		{"Broadcast", func(im *coll.Image, dst, src []byte) error {
+			return im.Broadcast(im.TeamAll(), dst[:8], 0, src[:8], 8, f)
+		}},
+		{"Gather", func(im *coll.Image, dst, src []byte) error { return im.Gather(im.TeamAll(), 0, dst, src[:8], 8, f) }},
+		{"GatherAll", func(im *coll.Image, dst, src []byte) error { return im.GatherAll(im.TeamAll(), dst, src[:8], 8, f) }},
+		{"Exchange", func(im *coll.Image, dst, src []byte) error { return im.Exchange(im.TeamAll(), dst, src, 8, f) }},
+		{"Reduce", func(im *coll.Image, dst, src []byte) error {
+			return im.Reduce(im.TeamAll(), 0, dst[:8], src[:8], coll.Cyclic, 8, P, fnSumF64, 0, f)
+		}},
+		{"ReduceAll", func(im *coll.Image, dst, src []byte) error {
+			return im.ReduceAll(im.TeamAll(), dst[:8], src[:8], coll.Cyclic, 8, P, fnSumF64, 0, f)
+		}},
+		{"PrefixReduce", func(im *coll.Image, dst, src []byte) error {
+			return im.PrefixReduce(im.TeamAll(), dst[:8], coll.Cyclic, src[:8], coll.Cyclic, 8, P, fnSumF64, 0, f)
+		}},
+		{"ReduceAllOnImage", func(im *coll.Image, dst, src []byte) error {
+			return im.ReduceAll(im.TeamAll(), dst[:8], src[:8], one, 8, 1, fnSumF64, 0, f)
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			w := colltest.NewWorld(P, colltest.Options{})
+			ims := make([]*coll.Image, P)
+			var wg sync.WaitGroup
+			errs := make([]error, P)
+			for i := range P {
+				wg.Go(func() { ims[i], errs[i] = coll.Init(w.Conduit(i), nil, fns, 0, coll.Options{}) })
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range P {
+				wg.Go(func() {
+					dst, src := make([]byte, 8*P), make([]byte, 8*P)
+					for k := range b.N {
+						err := c.op(ims[i], dst, src)
+						if err == nil && k%64 == 63 {
+							err = ims[i].Barrier(ims[i].TeamAll())
+						}
+						if err != nil {
+							errs[i] = fmt.Errorf("node %d: %w", i, err)
+							return
+						}
+					}
+					errs[i] = ims[i].Barrier(ims[i].TeamAll())
+				})
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,360 @@
+package mpiconduit
+
+import (
+	"encoding/binary"
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+)
+
+// The conduit's shared-memory path, as GASNet's PSHM: processes on one node
+// pass small transfers through rings in an MPI shared window with plain
+// loads and stores, no MPI call and no cgo call at all. Each process's part
+// of the window holds one ring per sender on its node; a ring has a single
+// producer (the sender) and a single consumer (the owner), so two counters
+// published with atomic stores are all the synchronization it needs: the
+// producer writes a message, then advances head; the consumer reads it,
+// then advances tail. Messages are an 8-byte header (tag, length) and the
+// payload padded to 8 bytes, never split across the end of the ring (a
+// skip marker fills the rest).
+//
+// Tag matching is MPI's: per sender and tag, in order. The consumer matches
+// the ring's next message against its posted receives; one it cannot match
+// yet is moved to an unexpected list (a copy), so a ring never blocks
+// messages behind it. A full ring makes sends wait in a per-peer queue that
+// Poll retries: initiation never waits for the peer.
+
+const (
+	// ShmMax is the largest transfer through shared memory; larger ones use
+	// MPI (single-copy for large messages within a node).
+	ShmMax = 4 << 10
+
+	ringData   = 64 << 10 // bytes of messages per ring
+	ringHeader = 128      // head and tail, a cache line apart
+	ringStride = ringHeader + ringData
+	skipMark   = ^uint32(0) // header length of a skip to the ring's start
+)
+
+func msgBytes(n int) uint64 { return uint64(8 + (n+7)&^7) }
+
+// ringCounters are the shared head and tail of the ring at mem.
+func ringCounters(mem []byte) (head, tail *atomic.Uint64) {
+	return (*atomic.Uint64)(unsafe.Pointer(&mem[0])), (*atomic.Uint64)(unsafe.Pointer(&mem[64]))
+}
+
+// outRing is the producer's end of a ring.
+type outRing struct {
+	head, tail *atomic.Uint64
+	data       []byte
+	written    uint64 // == *head, kept locally
+	freeTo     uint64 // last tail seen + ringData: writing up to here is safe
+}
+
+// put writes one message, or reports false when the ring has no room.
+func (r *outRing) put(tag int, b []byte) bool {
+	need := msgBytes(len(b))
+	pos := r.written % ringData
+	skip := uint64(0)
+	if pos+need > ringData {
+		skip = ringData - pos
+	}
+	if r.written+skip+need > r.freeTo {
+		r.freeTo = r.tail.Load() + ringData
+		if r.written+skip+need > r.freeTo {
+			return false
+		}
+	}
+	if skip > 0 {
+		binary.LittleEndian.PutUint32(r.data[pos+4:], skipMark)
+		pos = 0
+	}
+	copy(r.data[pos+8:], b)
+	binary.LittleEndian.PutUint32(r.data[pos:], uint32(tag))
+	binary.LittleEndian.PutUint32(r.data[pos+4:], uint32(len(b)))
+	r.written += skip + need
+	r.head.Store(r.written)
+	return true
+}
+
+// inRing is the consumer's end of a ring.
+type inRing struct {
+	head, tail *atomic.Uint64
+	data       []byte
+	read       uint64 // == *tail, kept locally
+	seen       uint64 // last head seen
+}
+
+// next returns the next message without consuming it.
+func (r *inRing) next() (tag int, payload []byte, ok bool) {
+	for {
+		if r.read == r.seen {
+			if r.seen = r.head.Load(); r.read == r.seen {
+				return 0, nil, false
+			}
+		}
+		pos := r.read % ringData
+		n := binary.LittleEndian.Uint32(r.data[pos+4:])
+		if n == skipMark {
+			r.read += ringData - pos
+			continue
+		}
+		tag = int(binary.LittleEndian.Uint32(r.data[pos:]))
+		return tag, r.data[pos+8 : pos+8+uint64(n)], true
+	}
+}
+
+// consume frees the message next returned.
+func (r *inRing) consume(n int) {
+	r.read += msgBytes(n)
+	r.tail.Store(r.read)
+}
+
+// shmRecv is a posted receive waiting for its message.
+type shmRecv struct {
+	tag   int
+	buf   []byte
+	token uint64
+	id    uint64 // tells receives apart (tokens need not be unique)
+}
+
+// shmSend is a send waiting for room in its ring.
+type shmSend struct {
+	tag   int
+	buf   []byte
+	token uint64
+}
+
+// shmMsg is a message taken off a ring before its receive was posted.
+type shmMsg struct {
+	tag  int
+	data []byte
+}
+
+// shmPeer is this process's shared-memory state for one process of its node.
+type shmPeer struct {
+	out        outRing
+	in         inRing
+	posted     fifo[shmRecv] // in posting order
+	unexpected fifo[shmMsg]  // in arrival order
+	queued     fifo[shmSend] // in initiation order
+}
+
+// fifo is a queue whose items are usually taken from the front, since
+// collectives run in the same order on every process: matching then costs
+// O(1) even with tens of thousands of operations outstanding.
+type fifo[T any] struct {
+	items []T
+	head  int
+}
+
+func (q *fifo[T]) len() int    { return len(q.items) - q.head }
+func (q *fifo[T]) at(i int) *T { return &q.items[q.head+i] }
+func (q *fifo[T]) push(x T) {
+	if q.head > 0 && q.head*2 >= len(q.items) { // reuse the consumed front
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items, q.head = q.items[:n], 0
+	}
+	q.items = append(q.items, x)
+}
+
+// remove drops item i, clearing it so that it holds no buffer.
+func (q *fifo[T]) remove(i int) {
+	if i == 0 {
+		var zero T
+		q.items[q.head] = zero
+		q.head++
+		if q.head == len(q.items) {
+			q.items, q.head = q.items[:0], 0
+		}
+		return
+	}
+	q.items = slices.Delete(q.items, q.head+i, q.head+i+1)
+}
+
+// shm is the conduit's shared-memory path.
+type shm struct {
+	win   *Win
+	node  *Comm
+	peers []*shmPeer // by conduit rank; nil for processes on other nodes
+	done  []uint64   // tokens completed outside Poll, reported by the next one
+	ids   uint64     // last shmRecv.id
+	err   error      // a message that did not fit its receive, reported by Poll
+	// oversubscribed: more processes on the node than processors. Waits
+	// then yield the processor between polls (see Conduit.Idle); spinning
+	// would keep the process that holds the awaited data off it.
+	oversubscribed bool
+}
+
+// newShm sets up the rings among the processes of c that share memory
+// with this one (collective over c).
+func newShm(c *Comm) (*shm, error) {
+	node, err := c.SplitShared()
+	if err != nil {
+		return nil, err
+	}
+	ranks, err := nodeRanks(c, node)
+	if err != nil {
+		node.Free()
+		return nil, err
+	}
+	n, me := node.Size(), node.Rank()
+	win, err := WinAllocateShared(node, n*ringStride)
+	if err != nil {
+		node.Free()
+		return nil, err
+	}
+	s := &shm{win: win, node: node, peers: make([]*shmPeer, c.Size()), oversubscribed: n > runtime.NumCPU()}
+	mine := win.Mem()
+	for l := 0; l < n; l++ {
+		theirs, err := win.SharedMem(l)
+		if err != nil {
+			s.close()
+			return nil, err
+		}
+		p := &shmPeer{}
+		// Messages to l go to ring me of l's part; from l come in ring l of mine.
+		out := theirs[me*ringStride : (me+1)*ringStride]
+		in := mine[l*ringStride : (l+1)*ringStride]
+		p.out.head, p.out.tail = ringCounters(out)
+		p.out.data, p.out.freeTo = out[ringHeader:], ringData
+		p.in.head, p.in.tail = ringCounters(in)
+		p.in.data = in[ringHeader:]
+		s.peers[ranks[l]] = p
+	}
+	// Every ring must be initialized (MPI zeroes nothing) before anyone sends.
+	for l := 0; l < n; l++ {
+		p := s.peers[ranks[l]]
+		p.in.head.Store(0)
+		p.in.tail.Store(0)
+	}
+	if err := node.Barrier(); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// nodeRanks maps node-local ranks to ranks of c.
+func nodeRanks(c, node *Comm) ([]int, error) {
+	mine := []int32{int32(c.Rank())}
+	all := make([]int32, node.Size())
+	if err := Allgather(node, mine, all); err != nil {
+		return nil, err
+	}
+	ranks := make([]int, len(all))
+	for i, r := range all {
+		ranks[i] = int(r)
+	}
+	return ranks, nil
+}
+
+func (s *shm) close() error {
+	err := s.win.Free()
+	if ferr := s.node.Free(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// peer is the shared-memory state for rank, or nil when the transfer of n
+// bytes goes through MPI.
+func (s *shm) peer(rank, n int) *shmPeer {
+	if s == nil || n > ShmMax {
+		return nil
+	}
+	return s.peers[rank]
+}
+
+func (s *shm) isend(p *shmPeer, tag int, b []byte, token uint64) bool {
+	if p.queued.len() == 0 && p.out.put(tag, b) {
+		return true
+	}
+	p.queued.push(shmSend{tag, b, token})
+	return false
+}
+
+func (s *shm) irecv(p *shmPeer, tag int, b []byte, token uint64) bool {
+	for i := range p.unexpected.len() {
+		if m := p.unexpected.at(i); m.tag == tag {
+			if len(m.data) != len(b) && s.err == nil {
+				s.err = misuse(ErrShortBuffer, "MPI_Irecv", "a message of %d bytes with tag %d for a receive of %d", len(m.data), tag, len(b))
+			}
+			copy(b, m.data)
+			p.unexpected.remove(i)
+			return true
+		}
+	}
+	s.ids++
+	p.posted.push(shmRecv{tag, b, token, s.ids})
+	return s.drain(p, s.ids)
+}
+
+// drain takes every message off p's ring while receives are posted: each
+// goes to the first posted receive with its tag, or to the unexpected
+// list. It reports whether the receive with id want completed; the other
+// completed receives' tokens go to s.done.
+func (s *shm) drain(p *shmPeer, want uint64) (got bool) {
+	for p.posted.len() > 0 {
+		tag, data, ok := p.in.next()
+		if !ok {
+			break
+		}
+		matched := false
+		for i := range p.posted.len() {
+			if r := p.posted.at(i); r.tag == tag {
+				if len(data) != len(r.buf) && s.err == nil { // MPI would say MPI_ERR_TRUNCATE
+					s.err = misuse(ErrShortBuffer, "MPI_Irecv", "a message of %d bytes with tag %d for a receive of %d", len(data), tag, len(r.buf))
+				}
+				copy(r.buf, data)
+				if r.id == want {
+					got = true
+				} else {
+					s.done = append(s.done, r.token)
+				}
+				p.posted.remove(i)
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			p.unexpected.push(shmMsg{tag, append([]byte(nil), data...)})
+		}
+		p.in.consume(len(data))
+	}
+	return got
+}
+
+// poll retries queued sends and drains the rings of peers with posted
+// receives, appending completed tokens to done.
+func (s *shm) poll(done []uint64) []uint64 {
+	if s == nil {
+		return done
+	}
+	for _, p := range s.peers {
+		if p == nil {
+			continue
+		}
+		for p.queued.len() > 0 {
+			x := p.queued.at(0)
+			if !p.out.put(x.tag, x.buf) {
+				break
+			}
+			done = append(done, x.token)
+			p.queued.remove(0)
+		}
+		s.drain(p, 0)
+	}
+	done = append(done, s.done...)
+	s.done = s.done[:0]
+	return done
+}
+
+// idle yields the processor when the node is oversubscribed.
+func (s *shm) idle() {
+	if s != nil && s.oversubscribed {
+		syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
+	}
+}
