@@ -17,9 +17,9 @@ import (
 // retired. Internal buffers go with the schedule; every schedule writes them
 // before reading them, so stale contents do no harm.
 //
-// Only small schedules are kept (no pooled internal buffer, client buffers
-// of at most cacheMaxBytes): for large ones the building is noise, and a
-// cached schedule keeps its client buffers reachable until it is replaced.
+// Only small schedules are kept (internal and client buffers of at most
+// cacheMaxBytes): for large ones the building is noise, and a cached
+// schedule keeps its buffers until it is replaced.
 
 // kind names a collective in a planKey.
 type kind uint8
@@ -86,7 +86,7 @@ func (c *planCache) take(k *planKey) *schedOp {
 // keep caches o, a schedule about to start, in place of an idle or absent
 // entry; o stays busy until retired.
 func (c *planCache) keep(o *schedOp) {
-	if len(o.sc.held) > 0 || o.key.dst.n > cacheMaxBytes || o.key.src.n > cacheMaxBytes {
+	if o.sc.bytes() > cacheMaxBytes || o.key.dst.n > cacheMaxBytes || o.key.src.n > cacheMaxBytes {
 		return
 	}
 	ws := &c.ways[o.key.kind]
@@ -99,6 +99,9 @@ func (c *planCache) keep(o *schedOp) {
 		}
 		o.cached = true
 		if w.CompareAndSwap(old, o) {
+			if old != nil { // claimed above, so nothing runs it
+				old.sc.release()
+			}
 			return
 		}
 		o.cached = false

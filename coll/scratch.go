@@ -32,8 +32,23 @@ func (s *scratch) get(n int) []byte {
 	return b
 }
 
+// bytes is the size of the pooled buffers held.
+func (s *scratch) bytes() int {
+	if s == nil {
+		return 0
+	}
+	n := 0
+	for _, b := range s.held {
+		n += cap(*b)
+	}
+	return n
+}
+
 // release returns the buffers; nothing may use them afterwards.
 func (s *scratch) release() {
+	if s == nil {
+		return
+	}
 	for _, b := range s.held {
 		pools[bits.Len(uint(cap(*b)-1))].Put(b)
 	}

@@ -19,7 +19,7 @@ import (
 // package imports nothing of gocoll). Completions are found by one
 // MPI_Testsome over every outstanding request per Poll.
 //
-// Between processes that share memory, transfers of at most ShmMax bytes
+// Between processes that share memory, transfers of up to ShmMax bytes
 // go through rings in shared memory (see shm.go) with no MPI call. Other
 // transfers of at most BounceMax bytes go through C memory and are tested
 // as they start, in one cgo call: most complete there (an eager send, a

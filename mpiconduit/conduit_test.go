@@ -36,7 +36,7 @@ func conduitRing(t *testing.T, w *Comm, cd *Conduit) {
 	var err error
 	p, me := w.Size(), w.Rank()
 	next, prev := (me+1)%p, (me+p-1)%p
-	sizes := []int{0, 1, 8, 63, 64, 65, 1000, BounceMax, BounceMax + 1, 256 << 10}
+	sizes := []int{0, 1, 8, 63, 64, 65, 1000, BounceMax, BounceMax + 1, ShmMax, ShmMax + 1, 256 << 10}
 	fill := func(b []byte, rank, iter, k int) {
 		for i := range b {
 			b[i] = byte(rank*31 + iter*7 + k*3 + i)
@@ -185,4 +185,14 @@ func TestConduitSizeMismatch(t *testing.T) {
 	require.NoError(t, err)
 	_, err = cd.Poll(nil)
 	require.ErrorIs(t, err, ErrShortBuffer)
+}
+
+func TestRingBytes(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want uint64
+	}{{1, 64 << 10}, {16, 64 << 10}, {17, 32 << 10}, {32, 32 << 10}, {64, 16 << 10}, {1000, 16 << 10}} {
+		require.Equal(t, c.want, ringBytes(c.n), "%d processes", c.n)
+		require.GreaterOrEqual(t, ringBytes(c.n), 2*msgBytes(int(ringBytes(c.n)/8)), "two of the largest messages fit")
+	}
 }

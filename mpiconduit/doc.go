@@ -21,7 +21,7 @@
 // # The conduit
 //
 // Conduit carries gocoll's collectives on a duplicate of a communicator.
-// Between processes of one node, transfers of at most ShmMax bytes go
+// Between processes of one node, transfers of up to ShmMax bytes go
 // through rings in an MPI shared-memory window (MPI_Win_allocate_shared),
 // with loads, stores and atomics and no MPI or cgo call, as GASNet's PSHM
 // does; GOCOLL_SHM=0 in the environment (or ConduitOptions) turns that off.

@@ -27,17 +27,31 @@ import (
 // Poll retries: initiation never waits for the peer.
 
 const (
-	// ShmMax is the largest transfer through shared memory; larger ones use
-	// MPI (single-copy for large messages within a node).
-	ShmMax = 4 << 10
+	// ShmMax is the largest transfer through shared memory, an eighth of a
+	// ring (less on nodes crowded enough to shrink the rings); larger ones
+	// use MPI, which moves large messages within a node with a single copy.
+	// Two copies through a ring beat that up to about 8 KiB here.
+	ShmMax = maxRing / 8
 
-	ringData   = 64 << 10 // bytes of messages per ring
-	ringHeader = 128      // head and tail, a cache line apart
-	ringStride = ringHeader + ringData
-	skipMark   = ^uint32(0) // header length of a skip to the ring's start
+	ringHeader = 128 // head and tail, a cache line apart
+	// Bytes of messages per ring: maxRing, less on crowded nodes so that a
+	// process's part stays near shmPerProcess, never under minRing.
+	maxRing       = 64 << 10
+	minRing       = 16 << 10
+	shmPerProcess = 1 << 20
+	skipMark      = ^uint32(0) // header length of a skip to the ring's start
 )
 
 func msgBytes(n int) uint64 { return uint64(8 + (n+7)&^7) }
+
+// ringBytes is the data size of each ring on a node of n processes.
+func ringBytes(n int) uint64 {
+	b := uint64(maxRing)
+	for b > minRing && uint64(n)*b > shmPerProcess {
+		b /= 2
+	}
+	return b
+}
 
 // ringCounters are the shared head and tail of the ring at mem.
 func ringCounters(mem []byte) (head, tail *atomic.Uint64) {
@@ -47,21 +61,21 @@ func ringCounters(mem []byte) (head, tail *atomic.Uint64) {
 // outRing is the producer's end of a ring.
 type outRing struct {
 	head, tail *atomic.Uint64
-	data       []byte
+	data       []byte // len(data) bytes of messages
 	written    uint64 // == *head, kept locally
-	freeTo     uint64 // last tail seen + ringData: writing up to here is safe
+	freeTo     uint64 // last tail seen + len(data): writing up to here is safe
 }
 
 // put writes one message, or reports false when the ring has no room.
 func (r *outRing) put(tag int, b []byte) bool {
-	need := msgBytes(len(b))
-	pos := r.written % ringData
+	need, size := msgBytes(len(b)), uint64(len(r.data))
+	pos := r.written % size
 	skip := uint64(0)
-	if pos+need > ringData {
-		skip = ringData - pos
+	if pos+need > size {
+		skip = size - pos
 	}
 	if r.written+skip+need > r.freeTo {
-		r.freeTo = r.tail.Load() + ringData
+		r.freeTo = r.tail.Load() + size
 		if r.written+skip+need > r.freeTo {
 			return false
 		}
@@ -94,10 +108,11 @@ func (r *inRing) next() (tag int, payload []byte, ok bool) {
 				return 0, nil, false
 			}
 		}
-		pos := r.read % ringData
+		size := uint64(len(r.data))
+		pos := r.read % size
 		n := binary.LittleEndian.Uint32(r.data[pos+4:])
 		if n == skipMark {
-			r.read += ringData - pos
+			r.read += size - pos
 			continue
 		}
 		tag = int(binary.LittleEndian.Uint32(r.data[pos:]))
@@ -180,6 +195,7 @@ type shm struct {
 	node  *Comm
 	peers []*shmPeer // by conduit rank; nil for processes on other nodes
 	done  []uint64   // tokens completed outside Poll, reported by the next one
+	max   int        // largest transfer through the rings
 	ids   uint64     // last shmRecv.id
 	err   error      // a message that did not fit its receive, reported by Poll
 	// oversubscribed: more processes on the node than processors. Waits
@@ -189,7 +205,8 @@ type shm struct {
 }
 
 // newShm sets up the rings among the processes of c that share memory
-// with this one (collective over c).
+// with this one (collective over c). When the shared window cannot be had
+// on some process, every process goes without (nil, no error).
 func newShm(c *Comm) (*shm, error) {
 	node, err := c.SplitShared()
 	if err != nil {
@@ -201,12 +218,21 @@ func newShm(c *Comm) (*shm, error) {
 		return nil, err
 	}
 	n, me := node.Size(), node.Rank()
-	win, err := WinAllocateShared(node, n*ringStride)
-	if err != nil {
+	data := ringBytes(n)
+	stride := int(ringHeader + data)
+	win, werr := WinAllocateShared(node, n*stride)
+	ok := []int32{1}
+	if werr != nil {
+		ok[0] = 0
+	}
+	if err := Allreduce(c, ok, ok, OpMin); err != nil || ok[0] == 0 {
+		if werr == nil {
+			win.Free()
+		}
 		node.Free()
 		return nil, err
 	}
-	s := &shm{win: win, node: node, peers: make([]*shmPeer, c.Size()), oversubscribed: n > runtime.NumCPU()}
+	s := &shm{win: win, node: node, peers: make([]*shmPeer, c.Size()), max: int(data / 8), oversubscribed: n > runtime.NumCPU()}
 	mine := win.Mem()
 	for l := 0; l < n; l++ {
 		theirs, err := win.SharedMem(l)
@@ -216,10 +242,10 @@ func newShm(c *Comm) (*shm, error) {
 		}
 		p := &shmPeer{}
 		// Messages to l go to ring me of l's part; from l come in ring l of mine.
-		out := theirs[me*ringStride : (me+1)*ringStride]
-		in := mine[l*ringStride : (l+1)*ringStride]
+		out := theirs[me*stride : (me+1)*stride]
+		in := mine[l*stride : (l+1)*stride]
 		p.out.head, p.out.tail = ringCounters(out)
-		p.out.data, p.out.freeTo = out[ringHeader:], ringData
+		p.out.data, p.out.freeTo = out[ringHeader:], data
 		p.in.head, p.in.tail = ringCounters(in)
 		p.in.data = in[ringHeader:]
 		s.peers[ranks[l]] = p
@@ -262,7 +288,7 @@ func (s *shm) close() error {
 // peer is the shared-memory state for rank, or nil when the transfer of n
 // bytes goes through MPI.
 func (s *shm) peer(rank, n int) *shmPeer {
-	if s == nil || n > ShmMax {
+	if s == nil || n > s.max {
 		return nil
 	}
 	return s.peers[rank]
