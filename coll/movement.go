@@ -45,7 +45,7 @@ func broadcastSched(g geom, t Tree, root int, dst, src []byte) []round {
 	if pos.parent < 0 {
 		from = src
 		if dst != nil {
-			r0.copies = append(r0.copies, cp(dst[:g.n], src[:g.n], true))
+			r0.copies = append(r0.copies, cpOwn(dst[:g.n], src[:g.n]))
 		}
 	} else {
 		r0.recvs = append(r0.recvs, xfer{g.node(g.abs(root, pos.parent)), 0, dst[:g.n], true})
@@ -67,7 +67,7 @@ func scatterSched(g geom, t Tree, root int, dst, src []byte) []round {
 	pos := t.locate(g.P, g.rel(root))
 	var r0, r1 round
 	if pos.parent < 0 {
-		r0.copies = append(r0.copies, cp(dst[:g.n], g.block(src, root), true))
+		r0.copies = append(r0.copies, cpOwn(dst[:g.n], g.block(src, root)))
 		for i := len(pos.children) - 1; i >= 0; i-- {
 			c := pos.children[i]
 			buf, copies := g.gatherRuns(src, g.abs(root, c.lo), c.size())
@@ -145,7 +145,7 @@ func gatherSched(g geom, t Tree, root int, dst, src []byte) []round {
 // i = 1..P-1, so that in each step every node receives exactly once.
 func exchangeSched(g geom, dst, src []byte) []round {
 	var r round
-	r.copies = append(r.copies, cp(g.block(dst, g.me), g.block(src, g.me), true))
+	r.copies = append(r.copies, cpOwn(g.block(dst, g.me), g.block(src, g.me)))
 	for i := 1; i < g.P; i++ {
 		from := (g.me - i + g.P) % g.P
 		r.recvs = append(r.recvs, xfer{g.node(from), 0, g.block(dst, from), true})
@@ -160,7 +160,7 @@ func exchangeSched(g geom, dst, src []byte) []round {
 // gatherAllExchangeSched: like exchange, with the same block to everyone.
 func gatherAllExchangeSched(g geom, dst, src []byte) []round {
 	var r round
-	r.copies = append(r.copies, cp(g.block(dst, g.me), src[:g.n], true))
+	r.copies = append(r.copies, cpOwn(g.block(dst, g.me), src[:g.n]))
 	for i := 1; i < g.P; i++ {
 		from := (g.me - i + g.P) % g.P
 		r.recvs = append(r.recvs, xfer{g.node(from), 0, g.block(dst, from), true})

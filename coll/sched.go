@@ -29,6 +29,9 @@ type copyOp struct {
 	client   bool // touches the caller's data areas
 	toClient bool // writes the caller's data areas
 	fn       func()
+	// late copies feed no send of their round, so they run after its sends
+	// have started: a large local copy then overlaps the transfers.
+	late bool
 }
 
 // compute is local work that is not a copy.
@@ -232,15 +235,7 @@ func (o *schedOp) Step() error {
 func (o *schedOp) startRound() error {
 	r := o.next
 	o.next++
-	for _, c := range o.rounds[r].copies {
-		switch {
-		case c.fn != nil:
-			c.fn()
-		case len(c.dst) > 0 && &c.dst[0] != &c.src[0]: // identical blocks need no copy
-			copy(c.dst, c.src)
-		}
-		o.count(c.client, c.toClient, -1)
-	}
+	o.copies(r, false)
 	// Counted before any starts: a send completing at once must not make
 	// the operation look finished while its round has more to send.
 	o.left += len(o.rounds[r].sends)
@@ -254,7 +249,24 @@ func (o *schedOp) startRound() error {
 			o.complete(idx)
 		}
 	}
+	o.copies(r, true)
 	return nil
+}
+
+// copies does round r's copies that are late, or not.
+func (o *schedOp) copies(r int, late bool) {
+	for _, c := range o.rounds[r].copies {
+		if c.late != late {
+			continue
+		}
+		switch {
+		case c.fn != nil:
+			c.fn()
+		case len(c.dst) > 0 && &c.dst[0] != &c.src[0]: // identical blocks need no copy
+			copy(c.dst, c.src)
+		}
+		o.count(c.client, c.toClient, -1)
+	}
 }
 
 // ready reports whether round r may start.
@@ -294,4 +306,10 @@ func (o *schedOp) Syncable() bool {
 // cp is a copy between buffers of which one or both are the caller's.
 func cp(dst, src []byte, toClient bool) copyOp {
 	return copyOp{dst: dst, src: src, client: true, toClient: toClient}
+}
+
+// cpOwn is a node's own block copied into its destination, which no send
+// of the round reads (a late copy).
+func cpOwn(dst, src []byte) copyOp {
+	return copyOp{dst: dst, src: src, client: true, toClient: true, late: true}
 }
