@@ -197,3 +197,29 @@ func TestStartPollsWhenOthersAreLive(t *testing.T) {
 	require.Equal(t, 1, pending.retired)
 	require.Equal(t, 0, e.Live())
 }
+
+// A wait tells the engine's idle hook about every poll that left it
+// waiting (a conduit yields the processor there when oversubscribed).
+func TestWaitCallsIdle(t *testing.T) {
+	cd := &fakeConduit{}
+	idles := 0
+	var slot uint32
+	e := NewEngine(cd.poll, func() {
+		idles++
+		if idles == 3 {
+			cd.queue = append(cd.queue, Token(slot, 0))
+		}
+	})
+	op := &fakeOp{need: 1, syncAt: 1}
+	h, s := start(t, e, op)
+	slot = s
+	require.NoError(t, h.Wait(context.Background()))
+	require.Equal(t, 3, idles)
+
+	// WaitAll uses the hook of its handles' engine (as WaitSome does).
+	idles = 0
+	h1, s1 := start(t, e, &fakeOp{need: 1, syncAt: 1})
+	slot = s1
+	require.NoError(t, WaitAll(context.Background(), []Handle{h1}))
+	require.Equal(t, 3, idles)
+}
