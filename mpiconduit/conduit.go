@@ -26,9 +26,9 @@ import (
 // receive whose message has arrived) and never enter the table. Larger
 // ones use the caller's memory, pinned until complete.
 //
-// A Conduit is not safe for concurrent use: gocoll calls it with its
-// engine's lock held (a lock here would cost every transfer and poll twice
-// for nothing).
+// A Conduit is not safe for concurrent use, Idle excepted: gocoll calls it
+// with its engine's lock held (a lock here would cost every transfer and
+// poll twice for nothing).
 type Conduit struct {
 	comm *Comm
 	shm  *shm // nil without the shared-memory path

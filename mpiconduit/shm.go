@@ -126,19 +126,13 @@ func (r *inRing) consume(n int) {
 	r.tail.Store(r.read)
 }
 
-// shmRecv is a posted receive waiting for its message.
-type shmRecv struct {
+// shmXfer is a posted receive waiting for its message, or a send waiting
+// for room in its ring.
+type shmXfer struct {
 	tag   int
 	buf   []byte
 	token uint64
 	id    uint64 // tells receives apart (tokens need not be unique)
-}
-
-// shmSend is a send waiting for room in its ring.
-type shmSend struct {
-	tag   int
-	buf   []byte
-	token uint64
 }
 
 // shmMsg is a message taken off a ring before its receive was posted.
@@ -151,9 +145,9 @@ type shmMsg struct {
 type shmPeer struct {
 	out        outRing
 	in         inRing
-	posted     fifo[shmRecv] // in posting order
+	posted     fifo[shmXfer] // receives, in posting order
 	unexpected fifo[shmMsg]  // in arrival order
-	queued     fifo[shmSend] // in initiation order
+	queued     fifo[shmXfer] // sends, in initiation order
 }
 
 // fifo is a queue whose items are usually taken from the front, since
@@ -196,7 +190,7 @@ type shm struct {
 	peers []*shmPeer // by conduit rank; nil for processes on other nodes
 	done  []uint64   // tokens completed outside Poll, reported by the next one
 	max   int        // largest transfer through the rings
-	ids   uint64     // last shmRecv.id
+	ids   uint64     // last receive id
 	err   error      // a message that did not fit its receive, reported by Poll
 	// oversubscribed: more processes on the node than processors. Waits
 	// then yield the processor between polls (see Conduit.Idle); spinning
@@ -298,7 +292,7 @@ func (s *shm) isend(p *shmPeer, tag int, b []byte, token uint64) bool {
 	if p.queued.len() == 0 && p.out.put(tag, b) {
 		return true
 	}
-	p.queued.push(shmSend{tag, b, token})
+	p.queued.push(shmXfer{tag: tag, buf: b, token: token})
 	return false
 }
 
@@ -314,7 +308,7 @@ func (s *shm) irecv(p *shmPeer, tag int, b []byte, token uint64) bool {
 		}
 	}
 	s.ids++
-	p.posted.push(shmRecv{tag, b, token, s.ids})
+	p.posted.push(shmXfer{tag: tag, buf: b, token: token, id: s.ids})
 	return s.drain(p, s.ids)
 }
 
