@@ -37,27 +37,21 @@ var table = []reducefn.Entry{
 // prefixApply runs a binary operator in the callback's shape: left fold,
 // then the inclusive prefix over right.
 func prefixApply(results, left, right []byte, es int, op func(out, a, b []byte)) {
-	acc := make([]byte, es)
-	have := false
-	for i := 0; i+es <= len(left); i += es {
-		if have {
-			t := make([]byte, es)
-			op(t, acc, left[i:i+es])
-			acc = t
-		} else {
-			copy(acc, left[i:i+es])
-			have = true
+	var acc []byte // nil until the first operand
+	fold := func(x []byte) {
+		if acc == nil {
+			acc = append([]byte(nil), x...)
+			return
 		}
+		t := make([]byte, es)
+		op(t, acc, x)
+		acc = t
+	}
+	for i := 0; i+es <= len(left); i += es {
+		fold(left[i : i+es])
 	}
 	for i := 0; i+es <= len(right); i += es {
-		if have {
-			t := make([]byte, es)
-			op(t, acc, right[i:i+es])
-			acc = t
-		} else {
-			copy(acc, right[i:i+es])
-			have = true
-		}
+		fold(right[i : i+es])
 		copy(results[i:i+es], acc)
 	}
 }

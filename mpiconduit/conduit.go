@@ -184,21 +184,29 @@ func (cd *Conduit) startBounce(op string, peer, tag int, b []byte, x buf, token 
 }
 
 func (cd *Conduit) getBounce(c int) unsafe.Pointer {
-	if n := len(cd.bounce[c]); n > 0 {
-		cb := cd.bounce[c][n-1]
-		cd.bounce[c] = cd.bounce[c][:n-1]
+	if cb, ok := pop(&cd.bounce[c]); ok {
 		return cb
 	}
 	return C.malloc(C.size_t(1) << (c + minBounceShift))
 }
 
 func (cd *Conduit) pinner() *runtime.Pinner {
-	if n := len(cd.spare); n > 0 {
-		pin := cd.spare[n-1]
-		cd.spare = cd.spare[:n-1]
+	if pin, ok := pop(&cd.spare); ok {
 		return pin
 	}
 	return new(runtime.Pinner)
+}
+
+// pop takes the last item of a free list.
+func pop[T any](s *[]T) (T, bool) {
+	var zero T
+	n := len(*s)
+	if n == 0 {
+		return zero, false
+	}
+	x := (*s)[n-1]
+	*s = (*s)[:n-1]
+	return x, true
 }
 
 func (cd *Conduit) unpin(pin *runtime.Pinner) {

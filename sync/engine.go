@@ -231,9 +231,15 @@ func (h Handle) Try() (bool, error) {
 
 // Wait makes progress until the sync succeeds, ctx is done, or the operation fails.
 func (h Handle) Wait(ctx context.Context) error {
-	sp := spinner{idle: h.idle()}
+	return waitFor(ctx, h.idle(), h.Try)
+}
+
+// waitFor calls try until it reports success or an error, pacing the
+// loop with a spinner that calls idle between tries.
+func waitFor(ctx context.Context, idle func(), try func() (bool, error)) error {
+	sp := spinner{idle: idle}
 	for {
-		ok, err := h.Try()
+		ok, err := try()
 		if ok || err != nil {
 			return err
 		}
@@ -292,16 +298,7 @@ func TryAll(hs []Handle) (bool, error) {
 
 // WaitAll makes progress until every handle synced.
 func WaitAll(ctx context.Context, hs []Handle) error {
-	sp := spinner{idle: idleOf(hs)}
-	for {
-		ok, err := TryAll(hs)
-		if ok || err != nil {
-			return err
-		}
-		if err := sp.spin(ctx); err != nil {
-			return err
-		}
-	}
+	return waitFor(ctx, idleOf(hs), func() (bool, error) { return TryAll(hs) })
 }
 
 // TrySome makes progress and reports whether at least one valid handle
@@ -313,16 +310,7 @@ func TrySome(hs []Handle) (bool, error) {
 
 // WaitSome makes progress until at least one valid handle synced.
 func WaitSome(ctx context.Context, hs []Handle) error {
-	sp := spinner{idle: idleOf(hs)}
-	for {
-		ok, err := TrySome(hs)
-		if ok || err != nil {
-			return err
-		}
-		if err := sp.spin(ctx); err != nil {
-			return err
-		}
-	}
+	return waitFor(ctx, idleOf(hs), func() (bool, error) { return TrySome(hs) })
 }
 
 // spinner paces a wait loop. Polling is what makes progress, so a waiter

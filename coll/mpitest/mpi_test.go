@@ -29,21 +29,16 @@ type winMemory struct{ w *mpiconduit.Win }
 
 func (m winMemory) Local() []byte { return m.w.Mem() }
 
-func (m winMemory) Put(node, off int, b []byte) error {
-	if len(b) == 0 {
-		return nil
-	}
-	if err := m.w.Put(b, node, off); err != nil {
-		return err
-	}
-	return m.w.Flush(node)
-}
+func (m winMemory) Put(node, off int, b []byte) error { return m.complete(m.w.Put, node, off, b) }
 
-func (m winMemory) Get(node, off int, b []byte) error {
+func (m winMemory) Get(node, off int, b []byte) error { return m.complete(m.w.Get, node, off, b) }
+
+// complete runs a one-sided operation on b and flushes it to node.
+func (m winMemory) complete(op func([]byte, int, int) error, node, off int, b []byte) error {
 	if len(b) == 0 {
 		return nil
 	}
-	if err := m.w.Get(b, node, off); err != nil {
+	if err := op(b, node, off); err != nil {
 		return err
 	}
 	return m.w.Flush(node)
