@@ -2,133 +2,207 @@ package coll
 
 import (
 	"context"
-	"fmt"
-	"unsafe"
 
 	"github.com/gocoll/gocoll/images"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
 // The data-movement collectives. Each has a blocking form and a
-// non-blocking ...NB form returning a handle; the blocking form is the NB
-// form followed by Wait. Arguments follow the spec's prototypes:
+// non-blocking ...NB form returning a handle, and a multiple-address ...M
+// form (the spec's "m" interfaces); a blocking form is its NB form followed
+// by Wait. Arguments follow the spec's prototypes:
 //
-//   - nbytes is the size of one block, > 0 and the same on every node.
-//   - root is a team rank, the same on every node.
+//   - nbytes is the size of one block, > 0 and the same on every image.
+//   - root is a team rank, the same on every image.
 //   - With Local addressing an argument that does not apply to the caller
 //     (src of Broadcast/Scatter off the root, dst of Gather off the root) is
 //     ignored and may be nil. With Single every argument must be given.
 //   - A slice always names the caller's own memory (Go has no global address
-//     space); Single promises that the arguments agree across nodes.
+//     space); Single promises that the arguments agree across images.
+//   - Without AllThreads one goroutine per node calls for all of the node's
+//     members of the team. The single-address forms then need one image
+//     per node; the M forms take one address per image: a list of NImages
+//     entries indexed by image number with Single (entries of other nodes'
+//     images are not used), of the node's images (entry k for its k-th
+//     image) with Local. With AllThreads every member image calls for itself
+//     with its own addresses; the M forms then take Single lists only.
 
 // Broadcast copies nbytes of src on the root to dst on every image.
 func (im *Image) Broadcast(t *images.Team, dst []byte, root int, src []byte, nbytes int, f gsync.Flags) error {
-	return wait(im.broadcast(t, dst, root, src, nbytes, f, false))
+	return wait(im.broadcast(t, dst, nil, false, root, src, nbytes, f, false))
 }
 
 // BroadcastNB is the non-blocking Broadcast.
 func (im *Image) BroadcastNB(t *images.Team, dst []byte, root int, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return im.broadcast(t, dst, root, src, nbytes, f, true)
+	return im.broadcast(t, dst, nil, false, root, src, nbytes, f, true)
 }
 
-func (im *Image) broadcast(t *images.Team, dst []byte, root int, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
-	a := im.args(kBroadcast, t, root, n, f, nb, dst, src)
-	a.need("dst", dst, n, true)
-	a.need("src", src, n, a.isRoot)
-	a.disjoint(dst[:min(len(dst), n)], src[:min(len(src), n)], a.isRoot, true)
-	return im.run(&a, func(g geom) []round { return broadcastSched(g, im.opts.Tree, root, dst, src) })
+// BroadcastM is Broadcast with a destination per image.
+func (im *Image) BroadcastM(t *images.Team, dsts [][]byte, root int, src []byte, nbytes int, f gsync.Flags) error {
+	return wait(im.broadcast(t, nil, dsts, true, root, src, nbytes, f, false))
+}
+
+// BroadcastMNB is the non-blocking BroadcastM.
+func (im *Image) BroadcastMNB(t *images.Team, dsts [][]byte, root int, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
+	return im.broadcast(t, nil, dsts, true, root, src, nbytes, f, true)
+}
+
+func (im *Image) broadcast(t *images.Team, dst []byte, dsts [][]byte, multi bool, root int, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
+	var a callArgs
+	im.args(&a, kBroadcast, t, root, n, f, nb, multi)
+	a.take(a.dst, "dst", dst, dsts, multi, im.n)
+	a.take(a.src, "src", src, nil, false, im.n)
+	lo, hi := a.members()
+	for k := lo; k < hi && a.err == nil; k++ {
+		isRoot := a.tn.mem[k] == root
+		a.need("dst", k, a.dst[k], n, true)
+		a.need("src", k, a.src[k], n, isRoot)
+		if a.err == nil && isRoot {
+			a.disjoint(a.dst[k][:n], a.src[k][:n], true, true)
+		}
+	}
+	return im.run(&a)
 }
 
 // Scatter sends block i of src (P blocks of nbytes) on the root to dst on
 // the image of team rank i.
 func (im *Image) Scatter(t *images.Team, dst []byte, root int, src []byte, nbytes int, f gsync.Flags) error {
-	return wait(im.scatter(t, dst, root, src, nbytes, f, false))
+	return wait(im.scatter(t, dst, nil, false, root, src, nbytes, f, false))
 }
 
 // ScatterNB is the non-blocking Scatter.
 func (im *Image) ScatterNB(t *images.Team, dst []byte, root int, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return im.scatter(t, dst, root, src, nbytes, f, true)
+	return im.scatter(t, dst, nil, false, root, src, nbytes, f, true)
 }
 
-func (im *Image) scatter(t *images.Team, dst []byte, root int, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
-	a := im.args(kScatter, t, root, n, f, nb, dst, src)
-	a.need("dst", dst, n, true)
-	a.need("src", src, n*im.nodes, a.isRoot)
-	if a.err == nil && a.isRoot {
-		a.disjoint(dst[:n], src[:n*im.nodes], true, false)
-		if a.err != nil && identical(dst[:n], src[root*n:(root+1)*n]) {
-			a.err = nil // the root's own block may be its destination
+// ScatterM is Scatter with a destination per image.
+func (im *Image) ScatterM(t *images.Team, dsts [][]byte, root int, src []byte, nbytes int, f gsync.Flags) error {
+	return wait(im.scatter(t, nil, dsts, true, root, src, nbytes, f, false))
+}
+
+// ScatterMNB is the non-blocking ScatterM.
+func (im *Image) ScatterMNB(t *images.Team, dsts [][]byte, root int, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
+	return im.scatter(t, nil, dsts, true, root, src, nbytes, f, true)
+}
+
+func (im *Image) scatter(t *images.Team, dst []byte, dsts [][]byte, multi bool, root int, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
+	var a callArgs
+	im.args(&a, kScatter, t, root, n, f, nb, multi)
+	a.take(a.dst, "dst", dst, dsts, multi, im.n)
+	a.take(a.src, "src", src, nil, false, im.n)
+	lo, hi := a.members()
+	for k := lo; k < hi && a.err == nil; k++ {
+		isRoot := a.tn.mem[k] == root
+		a.need("dst", k, a.dst[k], n, true)
+		a.need("src", k, a.src[k], n*a.P, isRoot)
+		if a.err == nil && isRoot {
+			d, s := a.dst[k][:n], a.src[k][:n*a.P]
+			a.disjoint(d, s, true, false)
+			if a.err != nil && identical(d, s[root*n:(root+1)*n]) {
+				a.err = nil // the root's own block may be its destination
+			}
 		}
 	}
-	return im.run(&a, func(g geom) []round { return scatterSched(g, im.opts.Tree, root, dst, src) })
+	return im.run(&a)
 }
 
 // Gather collects src (nbytes) of every image into block i of dst (P
 // blocks) on the root, i being the team rank of the source.
 func (im *Image) Gather(t *images.Team, root int, dst, src []byte, nbytes int, f gsync.Flags) error {
-	return wait(im.gather(t, root, dst, src, nbytes, f, false))
+	return wait(im.gather(t, root, dst, src, nil, false, nbytes, f, false))
 }
 
 // GatherNB is the non-blocking Gather.
 func (im *Image) GatherNB(t *images.Team, root int, dst, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return im.gather(t, root, dst, src, nbytes, f, true)
+	return im.gather(t, root, dst, src, nil, false, nbytes, f, true)
 }
 
-func (im *Image) gather(t *images.Team, root int, dst, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
-	a := im.args(kGather, t, root, n, f, nb, dst, src)
-	a.need("dst", dst, n*im.nodes, a.isRoot)
-	a.need("src", src, n, true)
-	if a.err == nil && a.isRoot {
-		a.disjoint(dst[:n*im.nodes], src[:n], true, false)
-		if a.err != nil && identical(src[:n], dst[root*n:(root+1)*n]) {
-			a.err = nil // the root's own block may be its source
+// GatherM is Gather with a source per image.
+func (im *Image) GatherM(t *images.Team, root int, dst []byte, srcs [][]byte, nbytes int, f gsync.Flags) error {
+	return wait(im.gather(t, root, dst, nil, srcs, true, nbytes, f, false))
+}
+
+// GatherMNB is the non-blocking GatherM.
+func (im *Image) GatherMNB(t *images.Team, root int, dst []byte, srcs [][]byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
+	return im.gather(t, root, dst, nil, srcs, true, nbytes, f, true)
+}
+
+func (im *Image) gather(t *images.Team, root int, dst, src []byte, srcs [][]byte, multi bool, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
+	var a callArgs
+	im.args(&a, kGather, t, root, n, f, nb, multi)
+	a.take(a.dst, "dst", dst, nil, false, im.n)
+	a.take(a.src, "src", src, srcs, multi, im.n)
+	lo, hi := a.members()
+	for k := lo; k < hi && a.err == nil; k++ {
+		isRoot := a.tn.mem[k] == root
+		a.need("dst", k, a.dst[k], n*a.P, isRoot)
+		a.need("src", k, a.src[k], n, true)
+		if a.err == nil && isRoot {
+			d, s := a.dst[k][:n*a.P], a.src[k][:n]
+			a.disjoint(d, s, true, false)
+			if a.err != nil && identical(s, d[root*n:(root+1)*n]) {
+				a.err = nil // the root's own block may be its source
+			}
 		}
 	}
-	return im.run(&a, func(g geom) []round { return gatherSched(g, im.opts.Tree, root, dst, src) })
+	return im.run(&a)
 }
 
 // GatherAll collects src (nbytes) of every image into block i of dst (P
 // blocks) on every image.
 func (im *Image) GatherAll(t *images.Team, dst, src []byte, nbytes int, f gsync.Flags) error {
-	return wait(im.gatherAll(t, dst, src, nbytes, f, false))
+	return wait(im.gatherAll(t, dst, nil, src, nil, false, nbytes, f, false))
 }
 
 // GatherAllNB is the non-blocking GatherAll.
 func (im *Image) GatherAllNB(t *images.Team, dst, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return im.gatherAll(t, dst, src, nbytes, f, true)
+	return im.gatherAll(t, dst, nil, src, nil, false, nbytes, f, true)
 }
 
-func (im *Image) gatherAll(t *images.Team, dst, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
-	a := im.args(kGatherAll, t, 0, n, f, nb, dst, src)
-	a.need("dst", dst, n*im.nodes, true)
-	a.need("src", src, n, true)
-	if a.err == nil {
-		a.disjoint(dst[:n*im.nodes], src[:n], true, false)
-		if a.err != nil && identical(src[:n], dst[im.me*n:(im.me+1)*n]) {
-			a.err = nil // a node's own block may be its source
-		}
-	}
-	algo := im.gatherAllAlgo()
-	return im.run(&a, func(g geom) []round {
-		if algo == GatherAllExchange {
-			return gatherAllExchangeSched(g, dst, src)
-		}
-		return gatherAllDisseminationSched(g, dst, src)
-	})
+// GatherAllM is GatherAll with a destination and a source per image.
+func (im *Image) GatherAllM(t *images.Team, dsts, srcs [][]byte, nbytes int, f gsync.Flags) error {
+	return wait(im.gatherAll(t, nil, dsts, nil, srcs, true, nbytes, f, false))
 }
 
-// gatherAllAlgo applies the rule of the package documentation: with A =
-// L/max(o,g), the exchange-like pattern costs about (P-1) + A gaps and the
-// dissemination one ceil(lg P) * (A+1); take the cheaper, exchange on ties.
-func (im *Image) gatherAllAlgo() GatherAllAlgo {
-	if im.opts.GatherAll != GatherAllAuto {
-		return im.opts.GatherAll
+// GatherAllMNB is the non-blocking GatherAllM.
+func (im *Image) GatherAllMNB(t *images.Team, dsts, srcs [][]byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
+	return im.gatherAll(t, nil, dsts, nil, srcs, true, nbytes, f, true)
+}
+
+func (im *Image) gatherAll(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
+	var a callArgs
+	im.args(&a, kGatherAll, t, 0, n, f, nb, multi)
+	a.take(a.dst, "dst", dst, dsts, multi, im.n)
+	a.take(a.src, "src", src, srcs, multi, im.n)
+	lo, hi := a.members()
+	for k := lo; k < hi && a.err == nil; k++ {
+		r := a.tn.mem[k]
+		a.need("dst", k, a.dst[k], n*a.P, true)
+		a.need("src", k, a.src[k], n, true)
+		if a.err == nil {
+			d, s := a.dst[k][:n*a.P], a.src[k][:n]
+			a.disjoint(d, s, true, false)
+			if a.err != nil && identical(s, d[r*n:(r+1)*n]) {
+				a.err = nil // an image's own block may be its source
+			}
+		}
 	}
-	A := im.opts.A
+	return im.run(&a)
+}
+
+// gatherAllAlgo applies the rule of the package documentation to P nodes:
+// with A = L/max(o,g), the exchange-like pattern costs about (P-1) + A gaps
+// and the dissemination one ceil(lg P) * (A+1); take the cheaper, exchange
+// on ties.
+func (n *node) gatherAllAlgo(P int) GatherAllAlgo {
+	if n.opts.GatherAll != GatherAllAuto {
+		return n.opts.GatherAll
+	}
+	A := n.opts.A
 	if A <= 0 {
 		A = DefaultA
 	}
-	if (im.nodes-1)+A <= bitsOf(im.nodes-1)*(A+1) {
+	if (P-1)+A <= bitsOf(P-1)*(A+1) {
 		return GatherAllExchange
 	}
 	return GatherAllDissemination
@@ -137,94 +211,123 @@ func (im *Image) gatherAllAlgo() GatherAllAlgo {
 // Exchange sends block j of src on the image of team rank i to block i of
 // dst on the image of team rank j (P blocks of nbytes each side).
 func (im *Image) Exchange(t *images.Team, dst, src []byte, nbytes int, f gsync.Flags) error {
-	return wait(im.exchange(t, dst, src, nbytes, f, false))
+	return wait(im.exchange(t, dst, nil, src, nil, false, nbytes, f, false))
 }
 
 // ExchangeNB is the non-blocking Exchange.
 func (im *Image) ExchangeNB(t *images.Team, dst, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return im.exchange(t, dst, src, nbytes, f, true)
+	return im.exchange(t, dst, nil, src, nil, false, nbytes, f, true)
 }
 
-func (im *Image) exchange(t *images.Team, dst, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
-	a := im.args(kExchange, t, 0, n, f, nb, dst, src)
-	a.need("dst", dst, n*im.nodes, true)
-	a.need("src", src, n*im.nodes, true)
-	if a.err == nil {
-		a.disjoint(dst[:n*im.nodes], src[:n*im.nodes], true, false) // exchange has no exception
-	}
-	return im.run(&a, func(g geom) []round { return exchangeSched(g, dst, src) })
+// ExchangeM is Exchange with a destination and a source per image.
+func (im *Image) ExchangeM(t *images.Team, dsts, srcs [][]byte, nbytes int, f gsync.Flags) error {
+	return wait(im.exchange(t, nil, dsts, nil, srcs, true, nbytes, f, false))
 }
 
-// callArgs validates the common arguments; the first problem found is kept.
-type callArgs struct {
-	key    planKey // the schedule's cache key, filled as arguments are checked
-	f      gsync.Flags
-	single bool
-	isRoot bool
-	n      int // block size of the data-movement collectives
-	es     int // element size of the computational ones
-	err    error
+// ExchangeMNB is the non-blocking ExchangeM.
+func (im *Image) ExchangeMNB(t *images.Team, dsts, srcs [][]byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
+	return im.exchange(t, nil, dsts, nil, srcs, true, nbytes, f, true)
 }
 
-func (im *Image) args(k kind, t *images.Team, root, n int, f gsync.Flags, nb bool, dst, src []byte) callArgs {
-	a := callArgs{f: f, n: n, single: f&gsync.Single != 0}
-	a.key = planKey{kind: k, team: t, f: f, root: root, n: n, dst: idOf(dst), src: idOf(src)}
-	if a.err = im.check(); a.err != nil {
-		return a
+func (im *Image) exchange(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
+	var a callArgs
+	im.args(&a, kExchange, t, 0, n, f, nb, multi)
+	a.take(a.dst, "dst", dst, dsts, multi, im.n)
+	a.take(a.src, "src", src, srcs, multi, im.n)
+	lo, hi := a.members()
+	for k := lo; k < hi && a.err == nil; k++ {
+		a.need("dst", k, a.dst[k], n*a.P, true)
+		a.need("src", k, a.src[k], n*a.P, true)
+		if a.err == nil {
+			a.disjoint(a.dst[k][:n*a.P], a.src[k][:n*a.P], true, false) // exchange has no exception
+		}
 	}
-	if a.err = im.checkTeamFlags(t, f, nb); a.err != nil {
-		return a
-	}
-	switch {
-	case n <= 0:
-		a.err = fmt.Errorf("%w: got %d", ErrNBytes, n)
-	case root < 0 || root >= im.nodes:
-		a.err = fmt.Errorf("%w: root %d, team size %d", ErrRoot, root, im.nodes)
-	}
-	a.isRoot = root == im.me
-	return a
+	return im.run(&a)
 }
 
-// need checks a buffer of at least n bytes that applies to the caller (or
-// must be given anyway under Single addressing).
-func (a *callArgs) need(name string, b []byte, n int, applies bool) {
-	if a.err != nil || !(applies || a.single) {
-		return
+// area is member k's destination and source data areas in c, nil where an
+// argument does not apply to it; the arguments have been validated.
+func (c *call) area(k int, tn *teamNode) (d, s []byte) {
+	key := &c.key
+	r, P, n := tn.mem[k], tn.team.Size(), key.n
+	isRoot := r == key.root
+	dst, src := c.dst[k], c.src[k]
+	part := func(b []byte, size int, applies bool) []byte {
+		if !applies || size == 0 {
+			return nil
+		}
+		return b[:size]
 	}
-	switch {
-	case b == nil:
-		a.err = fmt.Errorf("%w: %s", ErrNilBuffer, name)
-	case len(b) < n:
-		a.err = fmt.Errorf("%w: %s has %d bytes, needs %d", ErrShortBuffer, name, len(b), n)
+	switch key.kind {
+	case kBroadcast:
+		return dst[:n], part(src, n, isRoot)
+	case kScatter:
+		return dst[:n], part(src, n*P, isRoot)
+	case kGather:
+		return part(dst, n*P, isRoot), src[:n]
+	case kGatherAll:
+		return dst[:n*P], src[:n]
+	case kExchange:
+		return dst[:n*P], src[:n*P]
+	case kBarrier:
+		return nil, nil
 	}
+	sd := dist{Layout: key.sl, P: P, count: key.count}
+	s = part(src, sd.localLen(r)*key.es, true)
+	switch key.kind {
+	case kReduce:
+		return part(dst, key.es, isRoot), s
+	case kReduceAll:
+		return dst[:key.es], s
+	}
+	dd := dist{Layout: key.dl, P: P, count: key.count}
+	return part(dst, dd.localLen(r)*key.es, true), s
 }
 
-// disjoint reports ErrOverlap when x and y share memory, unless
-// identicalOK and they are the same block.
-func (a *callArgs) disjoint(x, y []byte, check, identicalOK bool) {
-	if a.err != nil || !check || len(x) == 0 || len(y) == 0 {
-		return
+// build is the node's schedule of c, by its kind.
+func (n *node) build(g geom, c *call) []round {
+	k := &c.key
+	switch k.kind {
+	case kBarrier:
+		return barrierRounds(g, subBar)
+	case kBroadcast:
+		return broadcastSched(g, n.opts.Tree, c)
+	case kScatter:
+		return scatterSched(g, n.opts.Tree, c)
+	case kGather:
+		return gatherSched(g, n.opts.Tree, c)
+	case kGatherAll:
+		return gatherAllSched(g, n.gatherAllAlgo(g.P), c)
+	case kExchange:
+		return exchangeSched(g, c)
 	}
-	if identicalOK && identical(x, y) {
-		return
+	e := n.fns[k.fn]
+	rd := reducer{fn: e.Fn, flags: e.Flags, arg: k.arg, es: k.es, scalar: e.Scalar}
+	sd := dist{Layout: k.sl, P: g.t.Size(), count: k.count}
+	nm := g.t.NodeMajor()
+	algo := n.gatherAllAlgo(g.P)
+	switch k.kind {
+	case kReduce:
+		if !rd.commutative() && !nm {
+			return gatheredSched(g, algo, n.opts.Tree, rd, sd, c.dst, c.src, gathered{reduce: true, dstImg: k.root})
+		}
+		var dst []byte
+		if m := g.member(k.root); m >= 0 {
+			dst = c.dst[m]
+		}
+		return reduceSched(g, n.opts.Tree, rd, sd, k.root, dst, c.src)
+	case kReduceAll:
+		if !rd.commutative() && !nm {
+			return gatheredSched(g, algo, n.opts.Tree, rd, sd, c.dst, c.src, gathered{all: true})
+		}
+		return reduceAllSched(g, rd, sd, c.dst, c.src)
 	}
-	px, py := uintptr(unsafe.Pointer(&x[0])), uintptr(unsafe.Pointer(&y[0]))
-	if px < py+uintptr(len(y)) && py < px+uintptr(len(x)) {
-		a.err = ErrOverlap
+	dd := dist{Layout: k.dl, P: g.t.Size(), count: k.count}
+	excl := k.kind == kExclusivePrefix
+	if !nm {
+		return gatheredSched(g, algo, n.opts.Tree, rd, sd, c.dst, c.src, gathered{exclusive: excl, dd: dd})
 	}
-}
-
-// identical: same address and length.
-func identical(x, y []byte) bool {
-	return len(x) == len(y) && len(x) > 0 && &x[0] == &y[0]
-}
-
-// run initiates the schedule once the arguments are valid.
-func (im *Image) run(a *callArgs, build func(geom) []round) (gsync.Handle, error) {
-	if a.err != nil {
-		return gsync.Handle{}, a.err
-	}
-	return im.start(a.key, build)
+	return prefixSched(g, n.opts.Tree, rd, sd, dd, c.dst, c.src, excl)
 }
 
 func wait(h gsync.Handle, err error) error {

@@ -57,7 +57,7 @@ func BenchmarkInProcess(b *testing.B) {
 			var wg sync.WaitGroup
 			errs := make([]error, P)
 			for i := range P {
-				wg.Go(func() { ims[i], errs[i] = coll.Init(w.Conduit(i), nil, fns, 0, coll.Options{}) })
+				wg.Go(func() { ims[i], errs[i] = coll.Init(w.Conduit(i), nil, 0, fns, 0, coll.Options{}) })
 			}
 			wg.Wait()
 			for _, err := range errs {

@@ -3,6 +3,7 @@ package coll
 import (
 	"errors"
 
+	"github.com/gocoll/gocoll/images"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -10,10 +11,18 @@ import (
 // package sync (sync.ErrFlags and the errors wrapping it).
 var (
 	ErrNotInitialized = errors.New("gocoll: collectives not initialized (call coll.Init)")
-	ErrInitTwice      = errors.New("gocoll: coll.Init already called on this conduit")
+	ErrInitTwice      = errors.New("gocoll: coll.Init already called for this image")
+	ErrInitTimeout    = errors.New("gocoll: coll.Init timed out waiting for images")
+	ErrImage          = errors.New("gocoll: image number not one of this node's images")
 	ErrInitMismatch   = errors.New("gocoll: coll.Init arguments differ between nodes")
 	ErrInitFlags      = errors.New("gocoll: coll.Init flags must be 0")
-	ErrTeam           = errors.New("gocoll: team is nil or not of this image")
+	ErrTeam           = errors.New("gocoll: team is nil or not of this job")
+	ErrNotMember      = errors.New("gocoll: the image is not a member of the team")
+	ErrTeamDestroyed  = errors.New("gocoll: the team was destroyed")
+	ErrTooManyTeams   = errors.New("gocoll: no free team context: too many teams live at once")
+	ErrAddressing     = errors.New("gocoll: addressing not allowed with these flags and images")
+	ErrListLength     = errors.New("gocoll: address list of the wrong length")
+	ErrArgsDiffer     = errors.New("gocoll: a node's images called a collective with different arguments")
 	ErrNBytes         = errors.New("gocoll: nbytes must be > 0")
 	ErrRoot           = errors.New("gocoll: root image outside the team")
 	ErrNilBuffer      = errors.New("gocoll: nil buffer where the collective needs one")
@@ -26,6 +35,10 @@ var (
 	ErrElemCount      = errors.New("gocoll: element count must be > 0")
 	ErrBufferLength   = errors.New("gocoll: buffer length is not a multiple of the element size")
 	ErrLayout         = errors.New("gocoll: layout outside what the spec allows")
+
+	// Re-exported from package images for callers that import only coll.
+	ErrColor   = images.ErrColor
+	ErrMembers = images.ErrMembers
 
 	// Re-exported from package sync for callers that import only coll.
 	ErrDeadHandle = gsync.ErrDeadHandle

@@ -137,20 +137,20 @@ func TestMisuse(t *testing.T) {
 func TestInitMisuse(t *testing.T) {
 	w := colltest.NewWorld(1, colltest.Options{})
 	cd := w.Conduit(0)
-	if _, err := coll.Init(cd, nil, nil, 1, coll.Options{}); !errors.Is(err, coll.ErrInitFlags) {
+	if _, err := coll.Init(cd, nil, 0, nil, 1, coll.Options{}); !errors.Is(err, coll.ErrInitFlags) {
 		t.Fatalf("init flags: %v", err)
 	}
 	tbl := images.OnePerNode(2)
-	if _, err := coll.Init(cd, tbl, nil, 0, coll.Options{}); !errors.Is(err, coll.ErrConduit) {
+	if _, err := coll.Init(cd, tbl, 0, nil, 0, coll.Options{}); !errors.Is(err, coll.ErrConduit) {
 		t.Fatalf("table of 2 nodes on 1: %v", err)
 	}
-	if _, err := coll.Init(nil, nil, nil, 0, coll.Options{}); !errors.Is(err, coll.ErrConduit) {
+	if _, err := coll.Init(nil, nil, 0, nil, 0, coll.Options{}); !errors.Is(err, coll.ErrConduit) {
 		t.Fatalf("nil conduit: %v", err)
 	}
-	if _, err := coll.Init(cd, nil, nil, 0, coll.Options{}); err != nil {
+	if _, err := coll.Init(cd, nil, 0, nil, 0, coll.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := coll.Init(cd, nil, nil, 0, coll.Options{}); !errors.Is(err, coll.ErrInitTwice) {
+	if _, err := coll.Init(cd, nil, 0, nil, 0, coll.Options{}); !errors.Is(err, coll.ErrInitTwice) {
 		t.Fatalf("init twice: %v", err)
 	}
 }

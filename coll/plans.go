@@ -8,11 +8,11 @@ import (
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
-// Schedules are cached per image, as the design asks (per team and size):
+// Schedules are cached per node, as the design asks (per team and size):
 // building one allocates a dozen small objects and costs more than moving
 // 8 bytes, while iterative codes call the same collective on the same
 // buffers again and again. A schedule depends only on the call's arguments
-// and the image's fixed state, so equal keys give equal schedules, and a
+// and the node's fixed state, so equal keys give equal schedules, and a
 // cached one is run again once the operation that last ran it has been
 // retired. Internal buffers go with the schedule; every schedule writes them
 // before reading them, so stale contents do no harm.
@@ -38,13 +38,16 @@ const (
 	numKinds
 )
 
-// planKey is every argument a schedule depends on.
+// planKey is every argument a schedule depends on. Where the node has
+// several members, dst and src are member 0's buffers and bh a hash of
+// every member's; the schedule keeps the full list to compare (bufs).
 type planKey struct {
 	kind     kind
 	team     *images.Team
 	f        gsync.Flags
 	root, n  int
 	dst, src bufID
+	bh       uint64
 	// the computational collectives
 	es, count, fn, arg int
 	sl, dl             Layout
@@ -59,23 +62,75 @@ type bufID struct {
 
 func idOf(b []byte) bufID { return bufID{unsafe.SliceData(b), len(b)} }
 
+// bufs fills the key's buffer identities from c's members.
+func (k *planKey) bufs(c *call) {
+	k.dst, k.src, k.bh = idOf(c.dst[0]), idOf(c.src[0]), 0
+	if len(c.dst) == 1 {
+		return
+	}
+	h := uint64(len(c.dst))
+	for _, id := range bufIDs(c) {
+		h = (h ^ uint64(uintptr(unsafe.Pointer(id.p)))) * 0x100000001b3
+		h = (h ^ uint64(id.n)) * 0x100000001b3
+	}
+	k.bh = h
+}
+
+// bufIDs lists every member's destination, then every member's source.
+func bufIDs(c *call) []bufID {
+	ids := make([]bufID, 0, 2*len(c.dst))
+	for _, b := range c.dst {
+		ids = append(ids, idOf(b))
+	}
+	for _, b := range c.src {
+		ids = append(ids, idOf(b))
+	}
+	return ids
+}
+
+// sameBufs reports whether o was built for c's buffers.
+func (o *schedOp) sameBufs(c *call) bool {
+	if len(c.dst) == 1 {
+		return o.bufs == nil
+	}
+	if len(o.bufs) != 2*len(c.dst) {
+		return false
+	}
+	for k := range c.dst {
+		if o.bufs[k] != idOf(c.dst[k]) || o.bufs[len(c.dst)+k] != idOf(c.src[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameCall reports whether two keys name the same collective with the same
+// arguments, buffers aside: what a node's images must agree on.
+func (k *planKey) sameCall(u *planKey) bool {
+	a, b := *k, *u
+	a.dst, a.src, a.bh = bufID{}, bufID{}, 0
+	b.dst, b.src, b.bh = bufID{}, bufID{}, 0
+	return a == b
+}
+
 const (
 	planWays      = 4        // cached schedules per kind of collective
 	cacheMaxBytes = 64 << 10 // largest client buffer of a cached schedule
 )
 
-// planCache holds an image's cached schedules. Lookups happen outside the
+// planCache holds a node's cached schedules. Lookups happen outside the
 // engine's lock, retirements inside it, so entries are atomic.
 type planCache struct {
 	ways   [numKinds][planWays]atomic.Pointer[schedOp]
 	victim [numKinds]atomic.Uint32
 }
 
-// take returns the cached schedule for k, reset, if no operation runs it now.
-func (c *planCache) take(k *planKey) *schedOp {
+// take returns the cached schedule for call cl, reset, if no operation runs it now.
+func (c *planCache) take(cl *call) *schedOp {
+	k := &cl.key
 	for w := range c.ways[k.kind] {
 		o := c.ways[k.kind][w].Load()
-		if o != nil && o.key == *k && o.idle.CompareAndSwap(true, false) {
+		if o != nil && o.key == *k && o.sameBufs(cl) && o.idle.CompareAndSwap(true, false) {
 			o.reset()
 			return o
 		}
@@ -88,6 +143,11 @@ func (c *planCache) take(k *planKey) *schedOp {
 func (c *planCache) keep(o *schedOp) {
 	if o.sc.bytes() > cacheMaxBytes || o.key.dst.n > cacheMaxBytes || o.key.src.n > cacheMaxBytes {
 		return
+	}
+	for _, id := range o.bufs {
+		if id.n > cacheMaxBytes {
+			return
+		}
 	}
 	ws := &c.ways[o.key.kind]
 	v := int(c.victim[o.key.kind].Add(1))

@@ -10,16 +10,17 @@ import (
 // retired; busy entries are never evicted; keys differ by every argument.
 func TestPlanCache(t *testing.T) {
 	var c planCache
-	im := &Image{}
+	n := &node{}
+	tn := &teamNode{n: n}
 	buf := make([]byte, 16)
 	key := func(root int) planKey {
 		return planKey{kind: kBroadcast, f: gsync.InMySync | gsync.OutMySync | gsync.Local, root: root, n: 8, dst: idOf(buf[:8]), src: idOf(buf[8:])}
 	}
 	newOp := func(k planKey) *schedOp {
-		return newSchedOp(im, k, []round{{sends: []xfer{{peer: 1, buf: buf[:8], client: true}}}}, &scratch{})
+		return newSchedOp(n, tn, &call{key: k, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}, []round{{sends: []xfer{{peer: 1, buf: buf[:8], client: true}}}}, &scratch{})
 	}
 	k0 := key(0)
-	if c.take(&k0) != nil {
+	if c.take(&call{key: k0, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}) != nil {
 		t.Fatal("empty cache returned a schedule")
 	}
 	o := newOp(k0)
@@ -27,12 +28,12 @@ func TestPlanCache(t *testing.T) {
 	if !o.cached {
 		t.Fatal("a small schedule was not cached")
 	}
-	if c.take(&k0) != nil {
+	if c.take(&call{key: k0, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}) != nil {
 		t.Fatal("a busy schedule was handed out")
 	}
 	o.next, o.left = 1, 0 // as after a run
 	o.Retire()
-	got := c.take(&k0)
+	got := c.take(&call{key: k0, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}})
 	if got != o {
 		t.Fatal("an idle cached schedule was not reused")
 	}
@@ -41,7 +42,7 @@ func TestPlanCache(t *testing.T) {
 			got.next, got.posted, got.state[0].sendLeft, got.clientLeft)
 	}
 	k1 := key(1)
-	if c.take(&k1) != nil {
+	if c.take(&call{key: k1, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}) != nil {
 		t.Fatal("a schedule was handed out for another root")
 	}
 	// o is busy again: filling every way must not evict it.
@@ -49,7 +50,7 @@ func TestPlanCache(t *testing.T) {
 		c.keep(newOp(key(r)))
 	}
 	o.Retire()
-	if c.take(&k0) != o {
+	if c.take(&call{key: k0, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}) != o {
 		t.Fatal("a busy schedule was evicted")
 	}
 	// Large client buffers are not cached.

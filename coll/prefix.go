@@ -1,27 +1,30 @@
 package coll
 
-// Prefix reductions, after the spec's four steps: (1) each image folds its
-// run of each row; (2) a scan over images carries those partials (round k:
-// rank p sends to p+2^k), giving for every row the fold of the runs of
-// lower images; (3) when the array spans more than one row, the last image
-// (which then holds every row's total) prefixes the row totals and
-// broadcasts them; (4) each image finishes its runs with one callback per
-// run. Results are computed in the source layout and then moved to the
-// destination layout when the two differ (reblocking).
+// Prefix reductions, after the spec's four steps, between nodes: (1) each
+// node folds its members' runs of each row (consecutive in the array, since
+// the team is node-major); (2) a scan over node ranks carries those
+// partials (round k: node rank p sends to p+2^k), giving for every row the
+// fold of the runs of lower nodes; (3) when the array spans more than one
+// row, the last node (which then holds every row's total) prefixes the row
+// totals and broadcasts them; (4) each member finishes its runs with one
+// callback per run, carrying the fold of its row along to the next member.
+// Results are computed in the source layout and then moved to the
+// destination layout when the two differ (reblocking). A team that is not
+// node-major takes gatheredSched's path instead.
 
 // prefixSched builds the schedule; exclusive leaves the first element's
 // result undefined (unwritten) and gives element j the fold of 0..j-1.
-func prefixSched(g geom, t Tree, rd reducer, sd, dd dist, dst, src []byte, exclusive bool) []round {
+func prefixSched(g geom, t Tree, rd reducer, sd, dd dist, dst, src [][]byte, exclusive bool) []round {
 	rows, me, es := sd.rows(), g.me, rd.es
-	// The scan's format: dense (no presence bytes) when every image holds an
+	// The scan's format: dense (no presence bytes) when every node holds an
 	// element in every row, so that a single element is used where it lies.
-	sh := shape{rows: rows, es: es, dense: rows == 1 && everyImageHolds(sd)}
-	runs := sd.runs(me)
+	sh := shape{rows: rows, es: es, dense: rows == 1 && everyNodeHolds(g, sd, 1)}
+	runs := memberRuns(g, sd)
 	own, fill := rd.ownPartials(g, sh, sd, src)
 	cur := round{copies: fill}
 	var rs []round
 
-	// Step 2: inc covers images 0..me, exc images 0..me-1, per row. exc
+	// Step 2: inc covers node ranks 0..me, exc 0..me-1, per row. exc
 	// starts absent; the first vector received becomes it as it is.
 	inc, exc := own, shape{rows: rows, es: es}.empty(g)
 	excSet := false
@@ -38,7 +41,7 @@ func prefixSched(g geom, t Tree, rd reducer, sd, dd dist, dst, src []byte, exclu
 		rs = append(rs, cur)
 		cur = round{}
 		// inc is needed again only if a later round sends it, or for the
-		// row totals on the last image.
+		// row totals on the last node.
 		if me+2*d < g.P || (rows > 1 && me == g.P-1) {
 			i0, i1 := inc, sh.new(g)
 			cur.copies = append(cur.copies, compute(false, false, func() { rd.combineInto(i1, in, i0) }))
@@ -63,7 +66,7 @@ func prefixSched(g geom, t Tree, rd reducer, sd, dd dist, dst, src []byte, exclu
 		rs = append(rs, cur)
 		gb := g
 		gb.n = len(before.buf) // the broadcast's block is the whole vector
-		bc := broadcastSched(gb, t, g.P-1, before.buf, before.buf)
+		bc := bcastRounds(gb, t, g.P-1, before.buf, [][]byte{before.buf})
 		for i := range bc { // sub 1: apart from the scan's
 			for k := range bc[i].sends {
 				bc[i].sends[k].sub, bc[i].sends[k].client = 1, false
@@ -78,20 +81,29 @@ func prefixSched(g geom, t Tree, rd reducer, sd, dd dist, dst, src []byte, exclu
 	}
 
 	// Step 4: the results of each run, in the source layout.
-	direct := sd.Layout == dd.Layout
-	out := dst
-	if !direct {
-		out = g.buf(sd.localLen(me) * es)
-	}
-	excl, pre := exc, g.buf(es)
+	out, direct := prefixOut(g, sd, dd, dst, es)
+	excl, fin := exc, newFinisher(g, rd, rows)
 	cur.copies = append(cur.copies, compute(true, direct, func() {
-		finishRuns(rd, runs, before, excl, out, src, pre, exclusive)
+		fin.finish(runs, before, excl, out, src, exclusive)
 	}))
 	rs = append(rs, cur)
 	if direct {
 		return rs
 	}
 	return append(rs, reblockRounds(g, sd, dd, out, dst, es, exclusive)...)
+}
+
+// prefixOut is where results in the source layout go: the destinations
+// themselves when the layouts agree (direct), else internal buffers.
+func prefixOut(g geom, sd, dd dist, dst [][]byte, es int) (out [][]byte, direct bool) {
+	if sd.Layout == dd.Layout {
+		return dst, true
+	}
+	out = make([][]byte, len(g.mem))
+	for k, r := range g.mem {
+		out[k] = g.buf(sd.localLen(r) * es)
+	}
+	return out, false
 }
 
 // rowPrefix sets before[r] to the fold of totals[0..r-1].
@@ -116,43 +128,74 @@ func rowPrefix(rd reducer, before, totals partials) {
 	}
 }
 
-// finishRuns writes each run's prefix results at its local indices of out.
-// The value before a run is the fold of the earlier rows (before) and of
-// the lower images' runs in its row (exc), in that order; pre (one element)
-// holds their fold when both are present.
-func finishRuns(rd reducer, runs []elemRun, before, exc partials, out, src, pre []byte, exclusive bool) {
-	es := rd.es
-	for _, run := range runs {
-		var left []byte
-		switch hb, he := before.has(run.row), exc.has(run.row); {
-		case hb && he:
-			rd.fn(pre, before.elem(run.row), exc.elem(run.row), es, rd.flags, rd.arg)
-			left = pre
-		case hb:
-			left = before.elem(run.row)
-		case he:
-			left = exc.elem(run.row)
+// finisher holds the buffers of step 4, made when the schedule is built.
+type finisher struct {
+	rd       reducer
+	chain    partials // per row: exc, then the lower members' runs
+	pre, tmp []byte   // one element; two elements
+}
+
+func newFinisher(g geom, rd reducer, rows int) *finisher {
+	return &finisher{rd: rd, chain: shape{rows: rows, es: rd.es}.new(g), pre: make([]byte, rd.es), tmp: make([]byte, 2*rd.es)}
+}
+
+// finish writes each member's prefix results at its local indices of
+// out[k]. The value before a run is the fold of the earlier rows (before),
+// of the lower nodes' runs in its row (exc) and of the lower members' runs
+// in its row, in that order.
+func (f *finisher) finish(runs [][]elemRun, before, exc partials, out, src [][]byte, exclusive bool) {
+	rd, es, chain := f.rd, f.rd.es, f.chain
+	for r := 0; r < chain.rows; r++ {
+		chain.mark(r, exc.has(r))
+		if exc.has(r) {
+			copy(chain.elem(r), exc.elem(r))
 		}
-		in := src[run.local*es : (run.local+run.n)*es]
-		res := out[run.local*es : (run.local+run.n)*es]
-		if !exclusive {
-			rd.fn(res, left, in, es, rd.flags, rd.arg)
-			continue
-		}
-		if left != nil { // else: the array's first element, undefined
-			copy(res[:es], left)
-		}
-		if run.n > 1 {
-			rd.fn(res[es:], left, in[:len(in)-es], es, rd.flags, rd.arg)
+	}
+	for k, rs := range runs {
+		for _, run := range rs {
+			var left []byte
+			switch hb, hc := before.has(run.row), chain.has(run.row); {
+			case hb && hc:
+				rd.fn(f.pre, before.elem(run.row), chain.elem(run.row), es, rd.flags, rd.arg)
+				left = f.pre
+			case hb:
+				left = before.elem(run.row)
+			case hc:
+				left = chain.elem(run.row)
+			}
+			in := src[k][run.local*es : (run.local+run.n)*es]
+			res := out[k][run.local*es : (run.local+run.n)*es]
+			if !exclusive {
+				rd.fn(res, left, in, es, rd.flags, rd.arg)
+			} else {
+				if left != nil { // else: the array's first element, undefined
+					copy(res[:es], left)
+				}
+				if run.n > 1 {
+					rd.fn(res[es:], left, in[:len(in)-es], es, rd.flags, rd.arg)
+				}
+			}
+			if k == len(runs)-1 {
+				continue
+			}
+			// Carry this run along to the next members of its row.
+			rd.fold(f.tmp[:es], in)
+			if chain.has(run.row) {
+				rd.fn(f.tmp[es:], chain.elem(run.row), f.tmp[:es], es, rd.flags, rd.arg)
+				copy(chain.elem(run.row), f.tmp[es:])
+			} else {
+				copy(chain.elem(run.row), f.tmp[:es])
+				chain.mark(run.row, true)
+			}
 		}
 	}
 }
 
-// reblockRounds moves results from the source layout (in, this image's
-// local array) to the destination layout (dst): one packed message per pair
-// of images, elements in array order.
-func reblockRounds(g geom, sd, dd dist, in, dst []byte, es int, exclusive bool) []round {
-	type seg struct{ from, to, n int } // local indices in the two layouts
+// reblockRounds moves results from the source layout (in, each member's
+// local array) to the destination layout (dst): one packed message per
+// pair of nodes, elements in array order; copies between members of a node.
+func reblockRounds(g geom, sd, dd dist, in, dst [][]byte, es int, exclusive bool) []round {
+	type seg struct{ from, to, n, km, kd int } // local indices in the two layouts; source and destination members
 	sends := make([][]seg, g.P)
 	recvs := make([][]seg, g.P)
 	var local []seg
@@ -164,14 +207,15 @@ func reblockRounds(g geom, sd, dd dist, in, dst []byte, es int, exclusive bool) 
 		e := min(sd.segEnd(j), dd.segEnd(j))
 		ps, ls := sd.place(j)
 		pd, ld := dd.place(j)
-		s := seg{ls, ld, e - j}
+		qs, qd := g.nodeRankOf(ps), g.nodeRankOf(pd)
+		s := seg{ls, ld, e - j, g.member(ps), g.member(pd)}
 		switch {
-		case ps == g.me && pd == g.me:
+		case qs == g.me && qd == g.me:
 			local = append(local, s)
-		case ps == g.me:
-			sends[pd] = append(sends[pd], s)
-		case pd == g.me:
-			recvs[ps] = append(recvs[ps], s)
+		case qs == g.me:
+			sends[qd] = append(sends[qd], s)
+		case qd == g.me:
+			recvs[qs] = append(recvs[qs], s)
 		}
 		j = e
 	}
@@ -185,7 +229,7 @@ func reblockRounds(g geom, sd, dd dist, in, dst []byte, es int, exclusive bool) 
 	}
 	r0.copies = append(r0.copies, compute(true, true, func() {
 		for _, s := range local {
-			copy(dst[s.to*es:(s.to+s.n)*es], in[s.from*es:(s.from+s.n)*es])
+			copy(dst[s.kd][s.to*es:(s.to+s.n)*es], in[s.km][s.from*es:(s.from+s.n)*es])
 		}
 	}))
 	for i := 1; i < g.P; i++ {
@@ -195,7 +239,7 @@ func reblockRounds(g geom, sd, dd dist, in, dst []byte, es int, exclusive bool) 
 			r0.copies = append(r0.copies, compute(false, false, func() {
 				k := 0
 				for _, s := range ss {
-					k += copy(buf[k:], in[s.from*es:(s.from+s.n)*es])
+					k += copy(buf[k:], in[s.km][s.from*es:(s.from+s.n)*es])
 				}
 			}))
 			r0.sends = append(r0.sends, xfer{g.node(q), subReblock, buf, false})
@@ -207,10 +251,148 @@ func reblockRounds(g geom, sd, dd dist, in, dst []byte, es int, exclusive bool) 
 			r1.copies = append(r1.copies, compute(true, true, func() {
 				k := 0
 				for _, s := range ss {
-					k += copy(dst[s.to*es:(s.to+s.n)*es], buf[k:])
+					k += copy(dst[s.kd][s.to*es:(s.to+s.n)*es], buf[k:])
 				}
 			}))
 		}
 	}
 	return []round{r0, r1}
 }
+
+// gatheredSched serves the non-commutative reductions and the prefix
+// reductions of a team that is not node-major, where a node's members are
+// not consecutive in the array and cannot be folded together before
+// leaving it: every image's row partials (its fold of each row, with
+// presence) go to every node by a gather_all between nodes, and then each
+// node computes its results with all of them at hand, in array order. It
+// costs P partial vectors per node instead of log P messages of one.
+//
+// With reduce set it reduces to team rank dstImg (dst[0] its destination
+// when on this node); with all to every member (dst per member); else it is
+// a prefix reduction into the destination layout dd.
+type gathered struct {
+	reduce, all, exclusive bool
+	dstImg                 int
+	dd                     dist
+}
+
+func gatheredSched(g geom, algo GatherAllAlgo, t Tree, rd reducer, sd dist, dst, src [][]byte, how gathered) []round {
+	rows, es := sd.rows(), rd.es
+	sh := shape{rows: rows, es: es}
+	vb := rows*es + rows // a partial vector, presence bytes included
+	po := g.offsets()
+	gg := g
+	gg.n = vb
+	pk := g.buf(g.t.Size() * vb)
+	runs := memberRuns(g, sd)
+	owns := make([][]byte, len(g.mem))
+	tmp := make([]byte, 2*es)
+	var locals []copyOp
+	for k := range g.mem {
+		owns[k] = gg.block(pk, po[g.me]+k) // computed in place: the gather's own copy is then none
+		v := partials{buf: owns[k], rows: rows, es: es}
+		locals = append(locals, compute(true, false, func() { rd.local(v, runs[k:k+1], src[k:k+1], tmp) }))
+	}
+	rs := gatherAllRounds(gg, algo, pk, false, po, owns)
+	rs[0].copies = append(locals, rs[0].copies...)
+	part := func(r int) partials {
+		q := g.nodeRankOf(r)
+		i := 0
+		for g.t.Members(q)[i] != r {
+			i++
+		}
+		return partials{buf: gg.block(pk, po[q]+i), rows: rows, es: es}
+	}
+	acc := newAccum(rd)
+	var last round
+	switch {
+	case how.reduce || how.all:
+		var into [][]byte
+		if how.all {
+			into = dst
+		} else if k := g.member(how.dstImg); k >= 0 {
+			into = dst[k : k+1]
+		}
+		if into == nil {
+			return rs
+		}
+		last.copies = append(last.copies, compute(true, true, func() {
+			acc.reset()
+			for r := 0; r < rows; r++ {
+				for p := 0; p < g.t.Size(); p++ {
+					if v := part(p); v.has(r) {
+						acc.push(v.elem(r))
+					}
+				}
+			}
+			for _, d := range into {
+				copy(d[:es], acc.value())
+			}
+		}))
+		return append(rs, last)
+	}
+	// A prefix: each member gets the fold of the rows before each of its
+	// runs' and of the lower ranks' runs in the run's row.
+	out, direct := prefixOut(g, sd, how.dd, dst, es)
+	before, exc := sh.empty(g), sh.empty(g)
+	fin := newFinisher(g, rd, rows)
+	last.copies = append(last.copies, compute(true, direct, func() {
+		acc.reset()
+		for r := 0; r < rows; r++ { // before[r]: every image's rows < r
+			before.mark(r, acc.has)
+			if acc.has {
+				copy(before.elem(r), acc.value())
+			}
+			for p := 0; p < g.t.Size(); p++ {
+				if v := part(p); v.has(r) {
+					acc.push(v.elem(r))
+				}
+			}
+		}
+		for k, me := range g.mem {
+			for r := 0; r < rows; r++ {
+				acc.reset()
+				for p := 0; p < me; p++ {
+					if v := part(p); v.has(r) {
+						acc.push(v.elem(r))
+					}
+				}
+				exc.mark(r, acc.has)
+				if acc.has {
+					copy(exc.elem(r), acc.value())
+				}
+			}
+			fin.finish(runs[k:k+1], before, exc, out[k:k+1], src[k:k+1], how.exclusive)
+		}
+	}))
+	rs = append(rs, last)
+	if direct {
+		return rs
+	}
+	return append(rs, reblockRounds(g, sd, how.dd, out, dst, es, how.exclusive)...)
+}
+
+// accum folds a sequence of elements left to right.
+type accum struct {
+	rd   reducer
+	v, t []byte
+	has  bool
+}
+
+func newAccum(rd reducer) *accum {
+	return &accum{rd: rd, v: make([]byte, rd.es), t: make([]byte, rd.es)}
+}
+
+func (a *accum) reset() { a.has = false }
+
+func (a *accum) push(x []byte) {
+	if !a.has {
+		copy(a.v, x)
+		a.has = true
+		return
+	}
+	a.rd.fn(a.t, a.v, x, a.rd.es, a.rd.flags, a.rd.arg)
+	a.v, a.t = a.t, a.v
+}
+
+func (a *accum) value() []byte { return a.v }

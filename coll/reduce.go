@@ -89,25 +89,52 @@ func (rd reducer) combineInto(out, a, b partials) {
 	}
 }
 
-// local sets v to an image's contribution from its runs (d.runs of the
-// image, found when the schedule is built): with rows == 1 the fold of all
-// its elements (commutative operators, or a single row), else one fold per row.
-func (rd reducer) local(v partials, runs []elemRun, src []byte) {
+// local sets v to a node's contribution from its members' runs (runs[k]
+// are member k's, found when the schedule is built, src[k] its local
+// array): with rows == 1 the fold of all their elements (commutative
+// operators, or a single row), else one fold per row. Members are folded in
+// rank order; where their runs share a row they are consecutive in the array
+// (non-commutative operators need a node-major team, see nodeMajorNeeded).
+// tmp holds two elements.
+func (rd reducer) local(v partials, runs [][]elemRun, src [][]byte, tmp []byte) {
 	for r := 0; r < v.rows; r++ {
 		v.mark(r, false)
 	}
-	if len(runs) == 0 {
-		return
+	var started []bool // rows already holding a fold, when dense (no presence bytes)
+	if v.dense {
+		started = make([]bool, v.rows)
 	}
-	if v.rows == 1 { // the image's elements are one contiguous local range
-		first, last := runs[0], runs[len(runs)-1]
-		rd.fold(v.elem(0), src[first.local*rd.es:(last.local+last.n)*rd.es])
-		v.mark(0, true)
-		return
+	has := func(r int) bool {
+		if started != nil {
+			return started[r]
+		}
+		return v.has(r)
 	}
-	for _, run := range runs {
-		rd.fold(v.elem(run.row), src[run.local*rd.es:(run.local+run.n)*rd.es])
-		v.mark(run.row, true)
+	add := func(r int, seg []byte) {
+		if !has(r) {
+			rd.fold(v.elem(r), seg)
+		} else {
+			rd.fold(tmp[:rd.es], seg)
+			rd.fn(tmp[rd.es:], v.elem(r), tmp[:rd.es], rd.es, rd.flags, rd.arg)
+			copy(v.elem(r), tmp[rd.es:])
+		}
+		v.mark(r, true)
+		if started != nil {
+			started[r] = true
+		}
+	}
+	for k, rs := range runs {
+		if len(rs) == 0 {
+			continue
+		}
+		if v.rows == 1 { // a member's elements are one contiguous local range
+			first, last := rs[0], rs[len(rs)-1]
+			add(0, src[k][first.local*rd.es:(last.local+last.n)*rd.es])
+			continue
+		}
+		for _, run := range rs {
+			add(run.row, src[k][run.local*rd.es:(run.local+run.n)*rd.es])
+		}
 	}
 }
 
@@ -139,40 +166,75 @@ func (rd reducer) total(res []byte, v partials) bool {
 }
 
 // shapeFor is the format of the partials: a commutative operator folds all
-// of an image's elements into one partial; a non-commutative one keeps a
-// partial per row, since an image's rows are not consecutive in the array.
-func (rd reducer) shapeFor(d dist) shape {
+// of a node's elements into one partial; a non-commutative one keeps a
+// partial per row, since a node's rows are not consecutive in the array.
+func (rd reducer) shapeFor(g geom, d dist) shape {
 	sh := shape{rows: 1, es: rd.es}
 	if !rd.commutative() {
 		sh.rows = d.rows()
 	}
-	sh.dense = true
-	for p := 0; p < d.P && sh.dense; p++ {
-		runs := d.runs(p)
-		sh.dense = len(runs) > 0 && (sh.rows == 1 || len(runs) == sh.rows)
-	}
+	sh.dense = everyNodeHolds(g, d, sh.rows)
 	return sh
 }
 
-// ownPartials is image me's contribution: its single element where it lies
-// when it has just one (dense), else a buffer that compute fills.
-func (rd reducer) ownPartials(g geom, sh shape, d dist, src []byte) (partials, []copyOp) {
-	runs := d.runs(g.me)
-	if sh.dense && sh.rows == 1 && len(runs) == 1 && runs[0].n == 1 {
-		return sh.over(src[runs[0].local*rd.es : (runs[0].local+1)*rd.es]), nil
+// memberRuns are the runs of each of this node's members.
+func memberRuns(g geom, d dist) [][]elemRun {
+	rs := make([][]elemRun, len(g.mem))
+	for k, r := range g.mem {
+		rs[k] = d.runs(r)
 	}
-	own := sh.new(g)
-	return own, []copyOp{compute(true, false, func() { rd.local(own, runs, src) })}
+	return rs
 }
 
-// reduceSched reduces to dstImg: contributions travel up a tree whose
-// subtrees are consecutive ranks, each node combining its own partials with
-// its children's in rank order. Commutative operators use the tree rooted
-// at dstImg; non-commutative ones the tree rooted at rank 0, so that rank
-// order is image order, and rank 0 forwards the result.
-func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst, src []byte) []round {
-	sh := rd.shapeFor(d)
-	root := dstImg
+// everyNodeHolds reports whether every node holds an element in each of
+// the rows (any element, with rows == 1).
+func everyNodeHolds(g geom, d dist, rows int) bool {
+	for q := range g.P {
+		present := make([]bool, rows)
+		n := 0
+		for _, r := range g.t.Members(q) {
+			for _, run := range d.runs(r) {
+				row := run.row
+				if rows == 1 {
+					row = 0
+				}
+				if !present[row] {
+					present[row] = true
+					n++
+				}
+			}
+		}
+		if n < rows {
+			return false
+		}
+	}
+	return true
+}
+
+// ownPartials is this node's contribution: its single element where it
+// lies when the node has just one (dense), else a buffer that compute fills.
+func (rd reducer) ownPartials(g geom, sh shape, d dist, src [][]byte) (partials, []copyOp) {
+	runs := memberRuns(g, d)
+	if sh.dense && sh.rows == 1 && len(runs) == 1 && len(runs[0]) == 1 && runs[0][0].n == 1 {
+		run := runs[0][0]
+		return sh.over(src[0][run.local*rd.es : (run.local+1)*rd.es]), nil
+	}
+	own := sh.new(g)
+	tmp := make([]byte, 2*rd.es)
+	return own, []copyOp{compute(true, false, func() { rd.local(own, runs, src, tmp) })}
+}
+
+// reduceSched reduces to team rank dstImg, whose destination dst is on
+// this node when dst is not nil: contributions travel up a tree of nodes
+// whose subtrees are consecutive node ranks, each node combining its own
+// partials with its children's in rank order. Commutative operators use
+// the tree rooted at dstImg's node; non-commutative ones the tree rooted at
+// node rank 0 (in a node-major team node rank order is image order), and
+// node rank 0 forwards the result.
+func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst []byte, src [][]byte) []round {
+	sh := rd.shapeFor(g, d)
+	qDst := g.nodeRankOf(dstImg)
+	root := qDst
 	if !rd.commutative() {
 		root = 0
 	}
@@ -185,16 +247,17 @@ func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst, src []byte
 		r0.recvs = append(r0.recvs, xfer{g.node(g.abs(root, c.lo)), 0, kids[i].buf, false})
 	}
 	// acc is own combined with each child in turn, each step in a new buffer;
-	// on dstImg with a dense single row the last step writes dst itself.
+	// on dstImg's node with a dense single row the last step writes dst itself.
 	acc := own
 	var r1 round
-	direct := g.me == dstImg && pos.parent < 0 && sh.dense && sh.rows == 1 && len(kids) > 0
+	direct := g.me == qDst && pos.parent < 0 && sh.dense && sh.rows == 1 && len(kids) > 0
 	for i := range kids {
+		last := direct && i == len(kids)-1
 		in, kid, out := acc, kids[i], sh.new(g)
-		if direct && i == len(kids)-1 {
+		if last {
 			out = sh.over(dst[:rd.es])
 		}
-		r1.copies = append(r1.copies, compute(direct && i == len(kids)-1, direct && i == len(kids)-1, func() { rd.combineInto(out, in, kid) }))
+		r1.copies = append(r1.copies, compute(last, last, func() { rd.combineInto(out, in, kid) }))
 		acc = out
 	}
 	if direct {
@@ -203,19 +266,19 @@ func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst, src []byte
 	if pos.parent >= 0 {
 		r1.sends = append(r1.sends, xfer{g.node(g.abs(root, pos.parent)), 0, acc.buf, false})
 		rs := []round{r0, r1}
-		if g.me == dstImg { // non-commutative, not rank 0: the result comes from rank 0
+		if g.me == qDst { // non-commutative, not node rank 0: the result comes from node rank 0
 			rs = append(rs, round{recvs: []xfer{{g.node(0), 1, dst[:rd.es], true}}})
 		}
 		return rs
 	}
 	// The tree's root holds every partial.
-	if g.me == dstImg {
+	if g.me == qDst {
 		r1.copies = append(r1.copies, compute(true, true, func() { rd.total(dst[:rd.es], acc) }))
 		return []round{r0, r1}
 	}
 	res := make([]byte, rd.es)
 	r1.copies = append(r1.copies, compute(false, false, func() { rd.total(res, acc) }))
-	r1.sends = append(r1.sends, xfer{g.node(dstImg), 1, res, false})
+	r1.sends = append(r1.sends, xfer{g.node(qDst), 1, res, false})
 	return []round{r0, r1}
 }
 
@@ -224,32 +287,42 @@ func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst, src []byte
 const largeReduceAll = 32 << 10
 
 // reduceAllSched: every image gets the fold. Small elements use recursive
-// doubling; large splittable ones a reduce-scatter and a gather_all.
-func reduceAllSched(g geom, rd reducer, d dist, dst, src []byte) []round {
-	if rd.scalar > 0 && rd.es >= largeReduceAll && rd.es/rd.scalar >= g.P && g.P > 1 && everyImageHolds(d) &&
+// doubling; large splittable ones a reduce-scatter and a gather_all. The
+// result lands in the first member's destination and is copied to the
+// others'.
+func reduceAllSched(g geom, rd reducer, d dist, dst, src [][]byte) []round {
+	var rs []round
+	if rd.scalar > 0 && rd.es >= largeReduceAll && rd.es/rd.scalar >= g.P && g.P > 1 && everyNodeHolds(g, d, 1) &&
 		(rd.commutative() || d.rows() == 1) {
-		return reduceScatterGatherSched(g, rd, d, dst, src)
+		rs = reduceScatterGatherSched(g, rd, d, dst[0], src)
+	} else {
+		rs = recursiveDoublingSched(g, rd, d, dst[0], src)
 	}
-	return recursiveDoublingSched(g, rd, d, dst, src)
+	return append(rs, spread(dst, rd.es)...)
 }
 
-func everyImageHolds(d dist) bool {
-	for p := 0; p < d.P; p++ {
-		if len(d.runs(p)) == 0 {
-			return false
-		}
+// spread copies the first n bytes of dst[0] to the other buffers of dst,
+// once every earlier round is done.
+func spread(dst [][]byte, n int) []round {
+	if len(dst) < 2 {
+		return nil
 	}
-	return true
+	var r round
+	for _, d := range dst[1:] {
+		r.copies = append(r.copies, cp(d[:n], dst[0][:n], true))
+	}
+	return []round{r}
 }
 
-// recursiveDoublingSched: in step k, rank n exchanges partials with n^2^k
-// and combines them, the lower ranks' on the left, so every node folds the
-// same operands the same way and all results are bitwise equal. With P not
-// a power of two, the first 2*rem ranks pair up first (the odd one of each
-// pair carries on) and the even ones get the result at the end; every rank
-// in the doubling then stands for a run of consecutive images.
-func recursiveDoublingSched(g geom, rd reducer, d dist, dst, src []byte) []round {
-	sh := rd.shapeFor(d)
+// recursiveDoublingSched: in step k, node rank n exchanges partials with
+// n^2^k and combines them, the lower ranks' on the left, so every node
+// folds the same operands the same way and all results are bitwise equal.
+// With P not a power of two, the first 2*rem ranks pair up first (the odd
+// one of each pair carries on) and the even ones get the result at the
+// end; every rank in the doubling then stands for a run of consecutive
+// nodes.
+func recursiveDoublingSched(g geom, rd reducer, d dist, dst []byte, src [][]byte) []round {
+	sh := rd.shapeFor(g, d)
 	P2 := 1
 	for P2*2 <= g.P {
 		P2 *= 2
@@ -308,26 +381,22 @@ func recursiveDoublingSched(g geom, rd reducer, d dist, dst, src []byte) []round
 	return append(rs, cur)
 }
 
-// reduceScatterGatherSched splits each image's single partial into P chunks
-// at multiples of the entry's Scalar; image i folds chunk i of every image
-// in image order straight into its destination, then gathers the others'
-// chunks. Each chunk is computed once, so all images get the same bits.
-func reduceScatterGatherSched(g geom, rd reducer, d dist, dst, src []byte) []round {
+// reduceScatterGatherSched splits each node's single partial into P chunks
+// at multiples of the entry's Scalar; node rank i folds chunk i of every
+// node in rank order straight into its destination, then gathers the
+// others' chunks. Each chunk is computed once, so all images get the same
+// bits.
+func reduceScatterGatherSched(g geom, rd reducer, d dist, dst []byte, src [][]byte) []round {
 	S := rd.es / rd.scalar
 	chunk := func(q int) (lo, hi int) { return q * S / g.P * rd.scalar, (q + 1) * S / g.P * rd.scalar }
 	me := g.me
-	// own is the image's partial; a single local element is used in place.
-	var own []byte
-	var r0 round
-	if runs := d.runs(me); len(runs) == 1 && runs[0].n == 1 {
-		own = src[runs[0].local*rd.es : (runs[0].local+1)*rd.es]
-	} else {
-		v := shape{rows: 1, es: rd.es}.new(g)
-		own = v.elem(0)
-		r0.copies = append(r0.copies, compute(true, false, func() { rd.local(v, runs, src) }))
-	}
+	// own is the node's partial; a single local element is used in place.
+	sh := shape{rows: 1, es: rd.es, dense: true}
+	v, r0copies := rd.ownPartials(g, sh, d, src)
+	own := v.elem(0)
+	r0 := round{copies: r0copies}
 	myLo, myHi := chunk(me)
-	pieces := make([][]byte, g.P) // chunk me of each image's partial
+	pieces := make([][]byte, g.P) // chunk me of each node's partial
 	for i := 1; i < g.P; i++ {
 		from := (me - i + g.P) % g.P
 		pieces[from] = g.buf(myHi - myLo)
@@ -336,15 +405,15 @@ func reduceScatterGatherSched(g geom, rd reducer, d dist, dst, src []byte) []rou
 	for i := 1; i < g.P; i++ {
 		to := (me + i) % g.P
 		lo, hi := chunk(to)
-		r0.sends = append(r0.sends, xfer{g.node(to), 0, own[lo:hi], true})
+		r0.sends = append(r0.sends, xfer{g.node(to), 0, own[lo:hi], r0copies == nil})
 	}
 	pieces[me] = own[myLo:myHi]
 	mine := dst[myLo:myHi]
 	var r1 round
 	r1.copies = append(r1.copies, compute(true, true, func() {
-		// Fold in image order, alternating two buffers, the last step into dst.
+		// Fold in rank order, alternating two buffers, the last step into dst.
 		n := myHi - myLo
-		var bufs [2][]byte // intermediate folds; none with two images
+		var bufs [2][]byte // intermediate folds; none with two nodes
 		acc := pieces[0]
 		for q := 1; q < g.P; q++ {
 			out := mine

@@ -265,7 +265,7 @@ func runWithTable(P int, fn func(im *coll.Image) error) error {
 	errs := make(chan error, P)
 	for i := range P {
 		go func() {
-			im, err := coll.Init(w.Conduit(i), images.OnePerNode(P), table, 0, coll.Options{})
+			im, err := coll.Init(w.Conduit(i), images.OnePerNode(P), i, table, 0, coll.Options{})
 			if err == nil {
 				err = fn(im)
 			}
@@ -433,7 +433,7 @@ func TestFloatDeterminism(t *testing.T) {
 			errs := make(chan error, P)
 			for i := range P {
 				go func() {
-					im, err := coll.Init(w.Conduit(i), nil, table, 0, coll.Options{})
+					im, err := coll.Init(w.Conduit(i), nil, 0, table, 0, coll.Options{})
 					if err != nil {
 						errs <- err
 						return

@@ -68,9 +68,11 @@ type roundState struct {
 
 // schedOp executes a schedule; it implements sync.Op.
 type schedOp struct {
-	im     *Image
+	n      *node
+	tn     *teamNode
 	cd     Conduit
 	key    planKey
+	bufs   []bufID     // every member's buffers, when the node has several (see plans.go)
 	out    gsync.Flags // output sync mode
 	rounds []round
 	sc     *scratch // internal buffers: back to their pools once finished, unless cached
@@ -90,14 +92,20 @@ type schedOp struct {
 	// cached schedules are run again once idle (see plans.go)
 	cached bool
 	idle   atomic.Bool
+	// counting: this run is counted in tn.unfinished (Bind, not bindAs);
+	// counted: and has been taken off it
+	counting, counted bool
 
 	// inline storage: most schedules have a few transfers and rounds
 	itemBuf  [4]item
 	stateBuf [3]roundState
 }
 
-func newSchedOp(im *Image, k planKey, rounds []round, sc *scratch) *schedOp {
-	o := &schedOp{im: im, cd: im.cd, key: k, out: k.f.Out(), rounds: rounds, sc: sc}
+func newSchedOp(n *node, tn *teamNode, c *call, rounds []round, sc *scratch) *schedOp {
+	o := &schedOp{n: n, tn: tn, cd: n.cd, key: c.key, out: c.key.f.Out(), rounds: rounds, sc: sc}
+	if len(c.dst) > 1 {
+		o.bufs = bufIDs(c)
+	}
 	o.items = o.itemBuf[:0]
 	o.state = o.stateBuf[:0]
 	o.reset()
@@ -134,6 +142,7 @@ func (o *schedOp) reset() {
 
 // Retire implements sync.Op: a cached schedule becomes idle, ready to run again.
 func (o *schedOp) Retire() {
+	o.countFinished(true)
 	if o.cached {
 		o.idle.Store(true)
 	}
@@ -161,7 +170,25 @@ func (o *schedOp) countXfer(it *item, d int) {
 // the n-th operation of a team the same tags.
 func (o *schedOp) Bind(slot uint32) {
 	o.slot = slot
-	o.tagBase = o.im.nextTagBase()
+	o.tagBase = o.tn.nextTagBase()
+	o.counting, o.counted = true, false
+	o.tn.unfinished.Add(1)
+}
+
+// bindAs binds a schedule that runs on behalf of an arrival (call.go),
+// which took the sequence number and counts the operation.
+func (o *schedOp) bindAs(slot uint32, tagBase int) {
+	o.slot, o.tagBase = slot, tagBase
+	o.counting, o.counted = false, false
+}
+
+// countFinished takes a finished (or, when retired, failed) run off its
+// team's count of unfinished operations, once.
+func (o *schedOp) countFinished(retired bool) {
+	if o.counting && !o.counted && (retired || o.Finished()) {
+		o.counted = true
+		o.tn.unfinished.Add(-1)
+	}
 }
 
 // Complete implements sync.Op.
@@ -187,6 +214,7 @@ func (o *schedOp) complete(idx uint32) {
 
 // releaseIfFinished returns the internal buffers once nothing uses them.
 func (o *schedOp) releaseIfFinished() {
+	o.countFinished(false)
 	if o.sc != nil && !o.cached && o.Finished() {
 		o.sc.release()
 		o.sc = nil

@@ -4,16 +4,6 @@ import (
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
-// Tag suffixes: data messages use 0..subEntry-1; the barriers use their own
-// ranges so they can never match data.
-const (
-	subBits    = 11
-	subReblock = subEntry - 1 // the redistribution of prefix results
-	subEntry   = 1024         // + round, entry barrier
-	subExit    = 1088         // + round, exit barrier
-	subBar     = 1152         // + round, the Barrier collective
-)
-
 // barrierRounds is a dissemination barrier [Mellor-Crummey91]: in round i
 // node p signals (p+2^i) mod P and waits for (p-2^i) mod P; after
 // ceil(lg P) rounds every node knows that every node has arrived.

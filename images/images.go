@@ -79,32 +79,3 @@ func (t *Table) Equal(u *Table) bool {
 	}
 	return true
 }
-
-// Team is an immutable set of images that take part in a collective, ranked
-// in the order given when it was made. TeamAll holds every image in image order.
-type Team struct {
-	id     uint32
-	table  *Table
-	images []int // rank -> image
-}
-
-// All is the team of every image of t (GASNET_TEAM_ALL); its ID is 0.
-func (t *Table) All() *Team {
-	imgs := make([]int, t.Images())
-	for i := range imgs {
-		imgs[i] = i
-	}
-	return &Team{table: t, images: imgs}
-}
-
-// ID is the team's identifier, the same on every member.
-func (tm *Team) ID() uint32 { return tm.id }
-
-// Size is the number of images in the team.
-func (tm *Team) Size() int { return len(tm.images) }
-
-// Image is the image of team rank r.
-func (tm *Team) Image(r int) int { return tm.images[r] }
-
-// Table is the images table the team belongs to.
-func (tm *Team) Table() *Table { return tm.table }

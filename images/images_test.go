@@ -28,7 +28,7 @@ func TestTableNodeMajor(t *testing.T) {
 		t.Error("On/Equal")
 	}
 	all := tb.All()
-	if all.Size() != 6 || all.Image(4) != 4 || all.ID() != 0 || all.Table() != tb {
+	if all.Size() != 6 || all.Image(4) != 4 || all.ID() != 0 || all.Context() != 0 || all.Table() != tb {
 		t.Error("All")
 	}
 	per := tb.PerNode()

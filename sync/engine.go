@@ -46,10 +46,27 @@ func Token(slot, idx uint32) uint64 { return uint64(slot)<<32 | uint64(idx) }
 type PollFunc func(done []uint64) ([]uint64, error)
 
 type entry struct {
-	op     Op
-	err    error
-	handle bool   // a live handle refers to it
-	gen    uint32 // distinguishes reuses of the slot
+	op      Op
+	err     error
+	handles int    // live handles that refer to it
+	parts   []bool // parts[p]: part p's handle is live; nil for an op of one part
+	gen     uint32 // distinguishes reuses of the slot
+}
+
+// live reports whether part p's handle is live.
+func (en *entry) live(p uint32) bool {
+	if en.parts == nil {
+		return p == 0 && en.handles > 0
+	}
+	return int(p) < len(en.parts) && en.parts[p]
+}
+
+// kill marks part p's handle dead.
+func (en *entry) kill(p uint32) {
+	if en.parts != nil {
+		en.parts[p] = false
+	}
+	en.handles--
 }
 
 // Engine is the table of live operations on one node and the handles that
@@ -83,10 +100,29 @@ const MaxLive = 1<<20 - 1
 // only live operation and needs nothing more to sync: a blocking
 // collective whose transfers all completed as they started costs no poll.
 func (e *Engine) Start(op Op) (Handle, error) {
+	h, _, err := e.start(op, 1, 0)
+	return h, err
+}
+
+// Ticket names an operation started with StartShared, for Join.
+type Ticket struct {
+	slot, gen uint32
+}
+
+// StartShared is Start for an operation with one handle per part (the
+// images of a node that each call a collective with AllThreads): it
+// returns part's handle and a ticket with which the other parts Join. The
+// operation stays in the table until every part's handle is synced; an error
+// of its first Step is kept for every part to see.
+func (e *Engine) StartShared(op Op, parts, part int) (Handle, Ticket, error) {
+	return e.start(op, parts, part)
+}
+
+func (e *Engine) start(op Op, parts, part int) (Handle, Ticket, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.live >= MaxLive {
-		return Handle{}, fmt.Errorf("%w: %d live", ErrTooMany, e.live)
+		return Handle{}, Ticket{}, fmt.Errorf("%w: %d live", ErrTooMany, e.live)
 	}
 	var slot uint32
 	if n := len(e.free); n > 0 {
@@ -98,30 +134,69 @@ func (e *Engine) Start(op Op) (Handle, error) {
 	}
 	e.live++
 	en := &e.slots[slot]
-	en.op, en.err, en.handle = op, nil, true
+	en.op, en.err, en.handles, en.parts = op, nil, parts, nil
+	if parts > 1 {
+		en.parts = make([]bool, parts)
+		for p := range en.parts {
+			en.parts[p] = true
+		}
+	}
+	t := Ticket{slot, en.gen}
 	op.Bind(slot)
 	if err := op.Step(); err != nil {
-		e.release(slot)
-		return Handle{}, err
+		if parts == 1 {
+			e.release(slot)
+			return Handle{}, Ticket{}, err
+		}
+		en.err = err
 	}
-	if e.live > 1 || !op.Syncable() {
+	h, err := e.handOut(slot, uint32(part))
+	return h, t, err
+}
+
+// Join steps the operation of t, now that part has arrived, and returns
+// part's handle.
+func (e *Engine) Join(t Ticket, part int) (Handle, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if int(t.slot) >= len(e.slots) || e.slots[t.slot].gen != t.gen || !e.slots[t.slot].live(uint32(part)) {
+		return Handle{}, ErrDeadHandle
+	}
+	en := &e.slots[t.slot]
+	if en.err == nil {
+		if err := en.op.Step(); err != nil {
+			en.err = err
+		}
+	}
+	return e.handOut(t.slot, uint32(part))
+}
+
+// handOut returns part's handle of the operation in slot, polling first
+// when it cannot sync yet or others are live: the zero Handle (and the
+// part's handle dead) when its sync already succeeds, the operation's
+// error when it failed.
+func (e *Engine) handOut(slot, part uint32) (Handle, error) {
+	en := &e.slots[slot]
+	op := en.op
+	if en.err == nil && (e.live > 1 || !op.Syncable()) {
 		e.progressLocked()
 	}
 	en = &e.slots[slot]
-	if en.op == op && en.err == nil && op.Syncable() {
-		en.handle = false
-		if op.Finished() {
+	if en.op == op && (en.err != nil || op.Syncable()) {
+		err := en.err
+		en.kill(part)
+		if en.handles == 0 && (err != nil || op.Finished()) {
 			e.release(slot)
 		}
-		return Handle{}, nil
+		return Handle{}, err
 	}
-	return Handle{e: e, slot: slot + 1, gen: en.gen}, nil
+	return Handle{e: e, slot: slot + 1, gen: en.gen, part: part}, nil
 }
 
 func (e *Engine) release(slot uint32) {
 	en := &e.slots[slot]
 	en.op.Retire()
-	en.op, en.err, en.handle = nil, nil, false
+	en.op, en.err, en.handles = nil, nil, 0
 	en.gen++
 	e.free = append(e.free, slot)
 	e.live--
@@ -172,7 +247,7 @@ func (e *Engine) progressLocked() bool {
 		if err := en.op.Step(); err != nil {
 			en.err = err
 		}
-		if !en.handle && (en.err != nil || en.op.Finished()) {
+		if en.handles == 0 && (en.err != nil || en.op.Finished()) {
 			e.release(slot)
 		}
 	}
@@ -187,6 +262,7 @@ type Handle struct {
 	e    *Engine
 	slot uint32 // slot+1; 0 in the invalid handle
 	gen  uint32
+	part uint32 // which image's handle, for operations shared by a node's images
 }
 
 // Valid reports whether h is not the invalid handle.
@@ -195,7 +271,7 @@ func (h Handle) Valid() bool { return h.slot != 0 }
 // trySync is Try with the lock held; it releases the handle on success.
 func (e *Engine) trySync(h Handle) (bool, error) {
 	s := h.slot - 1
-	if int(s) >= len(e.slots) || e.slots[s].gen != h.gen || !e.slots[s].handle {
+	if int(s) >= len(e.slots) || e.slots[s].gen != h.gen || !e.slots[s].live(h.part) {
 		return false, ErrDeadHandle
 	}
 	en := &e.slots[s]
@@ -206,8 +282,8 @@ func (e *Engine) trySync(h Handle) (bool, error) {
 		return false, nil
 	}
 	err := en.err
-	en.handle = false
-	if err != nil || en.op.Finished() {
+	en.kill(h.part)
+	if en.handles == 0 && (err != nil || en.op.Finished()) {
 		e.release(s)
 	}
 	return true, err

@@ -223,3 +223,57 @@ func TestWaitCallsIdle(t *testing.T) {
 	require.NoError(t, WaitAll(context.Background(), []Handle{h1}))
 	require.Equal(t, 3, idles)
 }
+
+// gatedOp is a shared operation that does nothing until every part arrived.
+type gatedOp struct {
+	fakeOp
+	arrived, parts int
+}
+
+func (o *gatedOp) Step() error {
+	o.arrived++
+	return o.fail
+}
+func (o *gatedOp) Syncable() bool { return o.arrived >= o.parts && o.fakeOp.Syncable() }
+
+func TestSharedParts(t *testing.T) {
+	cd := &fakeConduit{}
+	e := NewEngine(cd.poll, nil)
+	op := &gatedOp{fakeOp: fakeOp{need: 1, syncAt: 1}, parts: 3}
+	h0, tk, err := e.StartShared(op, 3, 0)
+	require.NoError(t, err)
+	require.True(t, h0.Valid())
+	ok, err := h0.Try()
+	require.NoError(t, err)
+	require.False(t, ok, "parts 1 and 2 have not arrived")
+	h1, err := e.Join(tk, 1)
+	require.NoError(t, err)
+	h2, err := e.Join(tk, 2)
+	require.NoError(t, err)
+	cd.queue = append(cd.queue, Token(op.slot, 0))
+	require.NoError(t, WaitAll(context.Background(), []Handle{h2, h0}))
+	require.Equal(t, 1, e.Live(), "part 1 has not synced")
+	require.Zero(t, op.retired)
+	require.NoError(t, h1.Wait(context.Background()))
+	require.Equal(t, 0, e.Live())
+	require.Equal(t, 1, op.retired)
+	_, err = h0.Try()
+	require.ErrorIs(t, err, ErrDeadHandle)
+	_, err = e.Join(tk, 1)
+	require.ErrorIs(t, err, ErrDeadHandle, "a stale ticket")
+}
+
+func TestSharedPartsError(t *testing.T) {
+	cd := &fakeConduit{}
+	e := NewEngine(cd.poll, nil)
+	boom := errors.New("boom")
+	op := &gatedOp{fakeOp: fakeOp{need: 1, syncAt: 1, fail: boom}, parts: 2}
+	h0, tk, err := e.StartShared(op, 2, 0)
+	require.ErrorIs(t, err, boom, "the first part sees the error at once")
+	require.False(t, h0.Valid())
+	require.Equal(t, 1, e.Live(), "kept for the other part")
+	_, err = e.Join(tk, 1)
+	require.ErrorIs(t, err, boom)
+	require.Equal(t, 0, e.Live())
+	require.Equal(t, 1, op.retired)
+}

@@ -54,7 +54,7 @@ func (b *bench) initGocoll() error {
 	if err != nil {
 		return err
 	}
-	b.im, err = coll.Init(cd, nil, []reducefn.Entry{fnSum: reducefn.Sum[float64]()}, 0, coll.Options{})
+	b.im, err = coll.Init(cd, nil, 0, []reducefn.Entry{fnSum: reducefn.Sum[float64]()}, 0, coll.Options{})
 	return err
 }
 

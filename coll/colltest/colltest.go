@@ -202,7 +202,7 @@ func RunWithMemory(n, memSize int, o Options, copts coll.Options, timeout time.D
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			im, err := coll.Init(w.Conduit(i), nil, nil, 0, copts)
+			im, err := coll.Init(w.Conduit(i), nil, 0, nil, 0, copts)
 			if err == nil {
 				err = fn(im, nodeMemory{shared, i})
 			}

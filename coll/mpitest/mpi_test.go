@@ -76,7 +76,7 @@ func TestSuiteMPI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		im, err := coll.Init(cd, nil, nil, 0, opts)
+		im, err := coll.Init(cd, nil, 0, nil, 0, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,7 +23,7 @@ func TestReductionsMatchNative(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cd.Close()
-	im, err := coll.Init(cd, nil, []reducefn.Entry{reducefn.Sum[int64]()}, 0, coll.Options{})
+	im, err := coll.Init(cd, nil, 0, []reducefn.Entry{reducefn.Sum[int64]()}, 0, coll.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

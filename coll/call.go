@@ -1,0 +1,404 @@
+package coll
+
+import (
+	"fmt"
+	"slices"
+	stdsync "sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/gocoll/gocoll/images"
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// How an initiation becomes one operation of the node.
+//
+// Without AllThreads one goroutine of the node calls for all of the node's
+// members of the team: with the single-address forms only where every node
+// has one image, with the m forms (one address per image) anywhere. With
+// AllThreads every member image calls for itself; the node's operation
+// starts once the last of them arrived (so IN_MYSYNC and IN_NOSYNC hold
+// per image), and each image gets its own handle, which succeeds once the
+// node's part is complete to the extent of the output sync mode. Either
+// way the node's part is one schedule (sched.go) that moves data between
+// nodes and among the node's members through memory.
+
+// call is an initiation as the node runs it: the arguments every member
+// agrees on, and each member's buffers.
+type call struct {
+	key      planKey
+	dst, src [][]byte // by member: index k is team rank tn.mem[k]
+}
+
+// callArgs validates an initiation; the first problem found is kept.
+type callArgs struct {
+	key     planKey // the schedule's cache key, filled as arguments are checked
+	f       gsync.Flags
+	single  bool // Single addressing
+	threads bool // AllThreads: the caller is one member among the node's
+	multi   bool // an m form
+	it      *imageTeam
+	tn      *teamNode
+	P       int // team size
+	mine    int // the caller's member index (with AllThreads)
+	isRoot  bool
+	n       int // block size of the data-movement collectives
+	es      int // element size of the computational ones
+	// each member's buffers; with AllThreads only [mine] is set
+	dst, src [][]byte
+	err      error
+}
+
+// args starts the validation of an initiation of kind k by im on team t.
+func (im *Image) args(a *callArgs, k kind, t *images.Team, root, n int, f gsync.Flags, nb, multi bool) {
+	a.f, a.n, a.single, a.multi = f, n, f&gsync.Single != 0, multi
+	a.threads = f&gsync.AllThreads != 0
+	a.key = planKey{kind: k, team: t, f: f, root: root, n: n}
+	if a.err = im.check(); a.err != nil {
+		return
+	}
+	if a.it, a.err = im.team(t); a.err != nil {
+		return
+	}
+	a.tn = a.it.tn
+	a.P = t.Size()
+	if a.err = checkFlags(f, nb); a.err != nil {
+		return
+	}
+	switch {
+	case multi && !a.single && a.threads:
+		a.err = fmt.Errorf("%w: an m form with Local and AllThreads (each caller has one address: use the single-address form)", ErrAddressing)
+	case !multi && !a.threads && im.n.table.Images() > im.n.table.Nodes():
+		a.err = fmt.Errorf("%w: a single-address form without AllThreads where a node has several images (use the m form, or AllThreads)", ErrAddressing)
+	case k < kReduce && n <= 0:
+		a.err = fmt.Errorf("%w: got %d", ErrNBytes, n)
+	case root < 0 || root >= a.P:
+		a.err = fmt.Errorf("%w: root %d, team size %d", ErrRoot, root, a.P)
+	}
+	if a.err != nil {
+		return
+	}
+	if m := len(a.tn.mem); m > 1 {
+		a.dst, a.src = make([][]byte, m), make([][]byte, m)
+	} else { // the image's own lists, reused call after call (the schedule copies them)
+		a.dst, a.src = im.one[0][:], im.one[1][:]
+	}
+	a.mine = 0
+	if a.threads {
+		a.mine, _ = slices.BinarySearch(a.tn.mem, a.it.rank)
+	}
+	a.isRoot = root == a.it.rank
+}
+
+func checkFlags(f gsync.Flags, nb bool) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	if f&gsync.Aggregate != 0 {
+		if !nb {
+			return gsync.ErrAggregateBlocking
+		}
+		return ErrAggregate
+	}
+	return nil
+}
+
+// members lists whose buffers this call checks: the caller's with
+// AllThreads, every member's otherwise.
+func (a *callArgs) members() (lo, hi int) {
+	if a.err != nil {
+		return 0, 0
+	}
+	if a.threads {
+		return a.mine, a.mine + 1
+	}
+	return 0, len(a.dst)
+}
+
+// take sets argument to (a.dst or a.src) of the members from the call's
+// form: one is the single-address value, list the m form's list (isList).
+// A list holds one address per image: NImages with Single (entries of
+// other nodes' images name memory Go cannot reach and are not used), the
+// node's images with Local.
+func (a *callArgs) take(to [][]byte, name string, one []byte, list [][]byte, isList bool, n *node) {
+	if a.err != nil {
+		return
+	}
+	lo, hi := a.members()
+	if !isList {
+		for k := lo; k < hi; k++ {
+			to[k] = one
+		}
+		return
+	}
+	base, want := 0, n.table.Images()
+	if !a.single {
+		base, want = n.first, n.count
+	}
+	if len(list) != want {
+		a.err = fmt.Errorf("%w: %s has %d entries, needs %d", ErrListLength, name, len(list), want)
+		return
+	}
+	for k := lo; k < hi; k++ {
+		to[k] = list[a.tn.team.Image(a.tn.mem[k])-base]
+	}
+}
+
+// need checks a buffer of at least n bytes that applies to the caller (or
+// must be given anyway under Single addressing).
+func (a *callArgs) need(name string, k int, b []byte, n int, applies bool) {
+	if a.err != nil || !(applies || a.single) {
+		return
+	}
+	switch {
+	case b == nil:
+		a.err = fmt.Errorf("%w: %s%s", ErrNilBuffer, name, a.whose(k))
+	case len(b) < n:
+		a.err = fmt.Errorf("%w: %s%s has %d bytes, needs %d", ErrShortBuffer, name, a.whose(k), len(b), n)
+	}
+}
+
+// whose names member k in errors of the m forms.
+func (a *callArgs) whose(k int) string {
+	if !a.multi {
+		return ""
+	}
+	return fmt.Sprintf(" of image %d", a.tn.team.Image(a.tn.mem[k]))
+}
+
+// disjoint reports ErrOverlap when x and y share memory, unless
+// identicalOK and they are the same block.
+func (a *callArgs) disjoint(x, y []byte, check, identicalOK bool) {
+	if a.err != nil || !check || !overlap(x, y) {
+		return
+	}
+	if identicalOK && identical(x, y) {
+		return
+	}
+	a.err = ErrOverlap
+}
+
+func overlap(x, y []byte) bool {
+	if len(x) == 0 || len(y) == 0 {
+		return false
+	}
+	px, py := uintptr(unsafe.Pointer(&x[0])), uintptr(unsafe.Pointer(&y[0]))
+	return px < py+uintptr(len(y)) && py < px+uintptr(len(x))
+}
+
+// identical: same address and length.
+func identical(x, y []byte) bool {
+	return len(x) == len(y) && len(x) > 0 && &x[0] == &y[0]
+}
+
+// crossOverlap checks the data areas of different members of the node: a
+// destination must not overlap another member's destination or source (the
+// spec leaves overlapping blocks of images on one node undefined; sources
+// only read are let be), except that a broadcast's source may be identical
+// to one destination.
+func crossOverlap(c *call, tn *teamNode) error {
+	if len(c.dst) < 2 {
+		return nil
+	}
+	bcast := c.key.kind == kBroadcast
+	for k := range c.dst {
+		dk, _ := c.area(k, tn)
+		if len(dk) == 0 {
+			continue
+		}
+		for j := range c.dst {
+			if j == k {
+				continue
+			}
+			dj, sj := c.area(j, tn)
+			if j > k && overlap(dk, dj) {
+				return fmt.Errorf("%w: destinations of images %d and %d of the node", ErrOverlap, tn.team.Image(tn.mem[k]), tn.team.Image(tn.mem[j]))
+			}
+			if overlap(dk, sj) && !(bcast && identical(dk, sj)) {
+				return fmt.Errorf("%w: destination of image %d and source of image %d", ErrOverlap, tn.team.Image(tn.mem[k]), tn.team.Image(tn.mem[j]))
+			}
+		}
+	}
+	return nil
+}
+
+// run initiates the call once its arguments are valid: at once for a
+// representative, or once the node's last member arrived with AllThreads.
+func (im *Image) run(a *callArgs) (gsync.Handle, error) {
+	if a.err != nil {
+		return gsync.Handle{}, a.err
+	}
+	if a.threads && len(a.dst) > 1 {
+		return im.arrive(a)
+	}
+	c := call{key: a.key, dst: a.dst, src: a.src}
+	if err := crossOverlap(&c, a.tn); err != nil {
+		return gsync.Handle{}, err
+	}
+	c.key.bufs(&c)
+	return im.n.start(a.tn, &c)
+}
+
+// start initiates the schedule of c, cached or built.
+func (n *node) start(tn *teamNode, c *call) (gsync.Handle, error) {
+	return n.eng.Start(n.op(tn, c))
+}
+
+// op is the schedule of c: a cached one that is idle, else a new one.
+func (n *node) op(tn *teamNode, c *call) *schedOp {
+	op := n.plans.take(c)
+	if op == nil {
+		// The schedule keeps the lists of buffers: its own copies, since
+		// the caller's may live on its stack.
+		cc := call{key: c.key, dst: slices.Clone(c.dst), src: slices.Clone(c.src)}
+		g := n.geom(tn, c.key.n)
+		op = newSchedOp(n, tn, &cc, withSync(g, c.key.f, n.build(g, &cc)), g.sc)
+		n.plans.keep(op)
+	}
+	return op
+}
+
+// geom is the node's place in team tn's geometry.
+func (n *node) geom(tn *teamNode, blockSize int) geom {
+	t := tn.team
+	return geom{P: t.Nodes(), me: t.NodeRank(n.me), n: blockSize, sc: &scratch{}, t: t, mem: tn.mem}
+}
+
+// arrival gathers the initiations of one collective by the node's members
+// with AllThreads. The first to arrive starts it in the engine (so that it
+// takes the team's next sequence number in initiation order); the last
+// builds its schedule, after which it runs as that schedule.
+type arrival struct {
+	tn       *teamNode
+	c        call
+	arrived  int
+	tk       gsync.Ticket
+	inner    atomic.Pointer[schedOp]
+	err      error // the members disagree
+	slot     uint32
+	tagBase  int
+	finished bool // counted as finished in tn.unfinished
+}
+
+var arrivals stdsync.Pool
+
+// arrive records an AllThreads initiation by member a.mine.
+func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
+	tn := a.tn
+	k := a.it.calls
+	a.it.calls++
+	tn.amu.Lock()
+	i := int(k - tn.base)
+	var rec *arrival
+	if i == len(tn.pending) {
+		rec = newArrival(tn, a.key, len(a.dst))
+		tn.pending = append(tn.pending, rec)
+	} else {
+		rec = tn.pending[i]
+		if rec.err == nil && !rec.c.key.sameCall(&a.key) {
+			rec.err = fmt.Errorf("%w: the node's images called different collectives or with different arguments (%v and %v)",
+				ErrArgsDiffer, rec.c.key.kind, a.key.kind)
+		}
+	}
+	rec.c.dst[a.mine], rec.c.src[a.mine] = a.dst[a.mine], a.src[a.mine]
+	rec.arrived++
+	first, last := rec.arrived == 1, rec.arrived == len(tn.mem)
+	var h gsync.Handle
+	var err error
+	if first {
+		h, rec.tk, err = tn.n.eng.StartShared(rec, len(tn.mem), a.mine)
+	}
+	if last {
+		tn.pending[0] = nil
+		tn.pending = tn.pending[1:]
+		tn.base++
+	}
+	tn.amu.Unlock()
+	switch {
+	case first:
+		return h, err
+	case last && rec.err == nil:
+		rec.err = crossOverlap(&rec.c, tn)
+		if rec.err == nil {
+			rec.c.key.bufs(&rec.c)
+			op := tn.n.op(tn, &rec.c)
+			op.bindAs(rec.slot, rec.tagBase)
+			rec.inner.Store(op)
+		}
+	}
+	return tn.n.eng.Join(rec.tk, a.mine)
+}
+
+func newArrival(tn *teamNode, key planKey, members int) *arrival {
+	rec, _ := arrivals.Get().(*arrival)
+	if rec == nil {
+		rec = &arrival{}
+	}
+	rec.tn, rec.arrived, rec.err, rec.finished = tn, 0, nil, false
+	rec.c.key = key
+	if cap(rec.c.dst) < members {
+		rec.c.dst, rec.c.src = make([][]byte, members), make([][]byte, members)
+	}
+	rec.c.dst, rec.c.src = rec.c.dst[:members], rec.c.src[:members]
+	return rec
+}
+
+// Bind implements sync.Op: the arrival takes the team's next sequence number.
+func (r *arrival) Bind(slot uint32) {
+	r.slot, r.tagBase = slot, r.tn.nextTagBase()
+	r.tn.unfinished.Add(1)
+}
+
+// Complete implements sync.Op.
+func (r *arrival) Complete(idx uint32) {
+	op := r.inner.Load()
+	op.Complete(idx)
+	r.noteFinished(op)
+}
+
+// Step implements sync.Op: nothing happens before the last member arrived.
+func (r *arrival) Step() error {
+	if r.err != nil {
+		return r.err
+	}
+	op := r.inner.Load()
+	if op == nil {
+		return nil
+	}
+	err := op.Step()
+	r.noteFinished(op)
+	return err
+}
+
+func (r *arrival) noteFinished(op *schedOp) {
+	if !r.finished && op.Finished() {
+		r.finished = true
+		r.tn.unfinished.Add(-1)
+	}
+}
+
+// Syncable implements sync.Op.
+func (r *arrival) Syncable() bool {
+	op := r.inner.Load()
+	return op != nil && op.Syncable()
+}
+
+// Finished implements sync.Op.
+func (r *arrival) Finished() bool {
+	op := r.inner.Load()
+	return op != nil && op.Finished()
+}
+
+// Retire implements sync.Op: the schedule may run again, the record is reused.
+func (r *arrival) Retire() {
+	if op := r.inner.Swap(nil); op != nil {
+		op.Retire()
+	}
+	if !r.finished {
+		r.tn.unfinished.Add(-1)
+	}
+	clear(r.c.dst)
+	clear(r.c.src)
+	r.tn = nil
+	arrivals.Put(r)
+}

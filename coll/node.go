@@ -1,0 +1,298 @@
+package coll
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	stdsync "sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gocoll/gocoll/images"
+	"github.com/gocoll/gocoll/reducefn"
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// A node is one conduit endpoint (an MPI process) and everything its
+// images share: the engine of live operations, the cached schedules, the
+// per-team state and the team contexts in use. Its images are goroutines
+// that each hold their own *Image; collectives run once per node.
+
+// Tags: a message's tag is the team's context, the collective's sequence
+// number on the team and a suffix that tells the messages of one
+// collective apart, from the high bits down.
+const (
+	subBits = 8
+	seqBits = 17 // 2^17-1 >= sync.MaxLive operations stay distinct on a team
+	// sub-tags: data messages use 0..subEntry-1; the barriers their own
+	// ranges, so that they never match data.
+	subReblock = subEntry - 1 // the redistribution of prefix results
+	subEntry   = 160          // + round, entry barrier
+	subExit    = 192          // + round, exit barrier
+	subBar     = 224          // + round, the Barrier collective
+)
+
+// DefaultInitTimeout bounds how long Init waits for the other images of
+// the node and for the other nodes when Options.InitTimeout is 0.
+const DefaultInitTimeout = time.Minute
+
+type node struct {
+	cd    Conduit
+	table *images.Table
+	fns   []reducefn.Entry
+	opts  Options
+	eng   *gsync.Engine
+	plans planCache
+	me    int // this node
+	first int // its first image
+	count int // its images
+	// contexts: 1<<ctxBits of them (at most 64); bit c of ctxUsed is set
+	// while a team with context c lives on this node (or a creation holds it)
+	ctxBits int
+	ctxMu   stdsync.Mutex
+	ctxUsed uint64
+
+	all   *teamNode                  // TeamAll
+	teams map[*images.Team]*teamNode // the others (under mu)
+
+	// Init's rendezvous of the node's images
+	mu       stdsync.Mutex
+	joined   []bool // by local image
+	arrived  int
+	ready    chan struct{} // closed once Init finished on the node (err says how)
+	initErr  error
+	creating map[createKey]*creation // team creations in progress (teams.go)
+}
+
+// teamNode is a node's state for one team it hosts members of.
+type teamNode struct {
+	team *images.Team
+	n    *node
+	mem  []int // team ranks of the node's members, ascending
+	ctx  int
+	seq  uint64 // node operations so far (under the engine's lock, in Bind)
+	// AllThreads initiations waiting for the rest of the node's members
+	amu     stdsync.Mutex
+	pending []*arrival
+	base    uint64 // call number of pending[0]
+	// lifetime
+	unfinished atomic.Int64 // operations started and not finished
+	destroyed  atomic.Int32 // members that destroyed the team
+}
+
+// nextTagBase is the tag base of the team's next operation; the engine
+// calls it (through Bind) under its lock, in initiation order.
+func (tn *teamNode) nextTagBase() int {
+	t := max(tn.ctx, 0)<<(seqBits+subBits) | int(tn.seq&(1<<seqBits-1))<<subBits
+	tn.seq++
+	return t
+}
+
+// nodes records the node of every conduit that Init has used.
+var nodes stdsync.Map // Conduit -> *node
+
+// Init initializes gocoll's collectives over conduit c for one image. It is
+// collective and blocking, like gasnet_coll_init: every image of every
+// node calls it once, from its own goroutine, with the same images table
+// (nil for one image per node, then myImage is ignored), the same function
+// table size and flags, flags 0 and the same options. myImage is the
+// calling image's number, one of the node's images in the table's
+// node-major numbering. It returns that image's object, through which the
+// image (or, for the node's images together, a representative) calls
+// collectives.
+//
+// Init waits up to Options.InitTimeout (DefaultInitTimeout when 0) for the
+// node's other images and for the other nodes; then it fails with
+// ErrInitTimeout, on every image of the node, rather than hang.
+func Init(c Conduit, table *images.Table, myImage int, fns []reducefn.Entry, flags InitFlags, opts Options) (*Image, error) {
+	if c == nil {
+		return nil, fmt.Errorf("%w: nil conduit", ErrConduit)
+	}
+	if flags != 0 {
+		return nil, fmt.Errorf("%w: got %#x", ErrInitFlags, uint32(flags))
+	}
+	if table == nil {
+		table = images.OnePerNode(c.Nodes())
+		myImage = table.First(c.Node())
+	}
+	if table.Nodes() != c.Nodes() {
+		return nil, fmt.Errorf("%w: images table has %d nodes, conduit %d", ErrConduit, table.Nodes(), c.Nodes())
+	}
+	if myImage < 0 || myImage >= table.Images() || table.NodeOf(myImage) != c.Node() {
+		return nil, fmt.Errorf("%w: image %d is not one of node %d's images %d..%d", ErrImage,
+			myImage, c.Node(), table.First(c.Node()), table.First(c.Node())+table.On(c.Node())-1)
+	}
+	ctxBits := bitsOf(c.MaxTag()) - seqBits - subBits
+	if ctxBits < 0 {
+		return nil, fmt.Errorf("%w: MaxTag %d leaves no room for %d-bit sequence numbers and %d-bit sub-tags",
+			ErrConduit, c.MaxTag(), seqBits, subBits)
+	}
+	fresh := newNode(c, table, fns, opts, ctxBits)
+	v, loaded := nodes.LoadOrStore(c, fresh)
+	n := v.(*node)
+	if loaded {
+		if err := n.sameArgs(table, fns, opts); err != nil {
+			return nil, err
+		}
+	}
+	im, last, err := n.join(myImage)
+	if err != nil {
+		return nil, err
+	}
+	if last {
+		n.finishInit(im, len(fns))
+	}
+	if err := n.awaitInit(); err != nil {
+		return nil, err
+	}
+	return im, nil
+}
+
+func newNode(c Conduit, table *images.Table, fns []reducefn.Entry, opts Options, ctxBits int) *node {
+	if opts.InitTimeout <= 0 {
+		opts.InitTimeout = DefaultInitTimeout
+	}
+	var idle func()
+	if i, ok := c.(Idler); ok {
+		idle = i.Idle
+	}
+	me := c.Node()
+	n := &node{cd: c, table: table, fns: fns, opts: opts, eng: gsync.NewEngine(c.Poll, idle), me: me,
+		first: table.First(me), count: table.On(me), ctxBits: min(ctxBits, 6), ctxUsed: 1, // context 0 is TeamAll's
+		joined: make([]bool, table.On(me)), ready: make(chan struct{}), creating: map[createKey]*creation{}}
+	n.all = n.newTeamNode(table.All())
+	return n
+}
+
+// sameArgs checks that a later image of the node passed what the first did.
+func (n *node) sameArgs(table *images.Table, fns []reducefn.Entry, opts Options) error {
+	if opts.InitTimeout <= 0 {
+		opts.InitTimeout = DefaultInitTimeout
+	}
+	switch {
+	case !table.Equal(n.table):
+		return fmt.Errorf("%w: images table %v, another image of the node gave %v", ErrInitMismatch, table.PerNode(), n.table.PerNode())
+	case len(fns) != len(n.fns):
+		return fmt.Errorf("%w: %d functions, another image of the node gave %d", ErrInitMismatch, len(fns), len(n.fns))
+	case opts != n.opts:
+		return fmt.Errorf("%w: options %+v, another image of the node gave %+v", ErrInitMismatch, opts, n.opts)
+	}
+	for i := range fns {
+		if fns[i].Flags != n.fns[i].Flags || fns[i].Scalar != n.fns[i].Scalar {
+			return fmt.Errorf("%w: function %d has other flags than another image of the node gave", ErrInitMismatch, i)
+		}
+	}
+	return nil
+}
+
+// join registers image img; last reports that it completed the node.
+func (n *node) join(img int) (*Image, bool, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	k := img - n.first
+	switch {
+	case n.initErr != nil:
+		return nil, false, n.initErr
+	case n.joined[k]:
+		return nil, false, fmt.Errorf("%w: image %d", ErrInitTwice, img)
+	}
+	n.joined[k] = true
+	n.arrived++
+	im := &Image{n: n, image: img, local: k}
+	im.allTeam = &imageTeam{tn: n.all, rank: img}
+	return im, n.arrived == n.count, nil
+}
+
+// finishInit runs, on the node's last image to arrive, the agreement
+// between nodes: an all-synchronizing gather_all of what every node must
+// agree on.
+func (n *node) finishInit(im *Image, nfns int) {
+	err := n.agree(im, nfns)
+	n.mu.Lock()
+	if n.initErr == nil {
+		n.initErr = err
+		close(n.ready)
+	}
+	n.mu.Unlock()
+}
+
+// awaitInit waits for the node's Init to finish, or times out for the
+// whole node.
+func (n *node) awaitInit() error {
+	t := time.NewTimer(n.opts.InitTimeout)
+	defer t.Stop()
+	select {
+	case <-n.ready:
+	case <-t.C:
+		n.mu.Lock()
+		if n.initErr == nil {
+			n.initErr = fmt.Errorf("%w: %d of node %d's %d images called Init within %v",
+				ErrInitTimeout, n.arrived, n.me, n.count, n.opts.InitTimeout)
+			close(n.ready)
+		}
+		n.mu.Unlock()
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.initErr
+}
+
+// agree checks that every node passed the same images table, function
+// table (size and flags) and options.
+func (n *node) agree(im *Image, nfns int) error {
+	h := fnv.New64a()
+	for _, k := range n.table.PerNode() {
+		_ = binary.Write(h, binary.LittleEndian, int64(k))
+	}
+	for _, e := range n.fns {
+		_ = binary.Write(h, binary.LittleEndian, [2]int64{int64(e.Flags), int64(e.Scalar)})
+	}
+	_, _ = fmt.Fprintf(h, "%+v", n.opts)
+	mine := make([]byte, 16)
+	binary.LittleEndian.PutUint64(mine, uint64(nfns))
+	binary.LittleEndian.PutUint64(mine[8:], h.Sum64())
+	P := n.table.Images()
+	dsts := make([][]byte, n.count)
+	srcs := make([][]byte, n.count)
+	for k := range dsts {
+		dsts[k], srcs[k] = make([]byte, 16*P), mine
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), n.opts.InitTimeout)
+	defer cancel()
+	hd, err := im.GatherAllMNB(n.all.team, dsts, srcs, 16, gsync.InAllSync|gsync.OutAllSync|gsync.Local)
+	if err == nil {
+		err = hd.Wait(ctx)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%w: the other nodes did not all finish Init within %v", ErrInitTimeout, n.opts.InitTimeout)
+	}
+	if err != nil {
+		return err
+	}
+	for i := range P {
+		if string(dsts[0][16*i:16*i+16]) != string(mine) {
+			return fmt.Errorf("%w: image %d (node %d) passed another function table, images table or options",
+				ErrInitMismatch, i, n.table.NodeOf(i))
+		}
+	}
+	return nil
+}
+
+// newTeamNode makes the node's state for team t.
+func (n *node) newTeamNode(t *images.Team) *teamNode {
+	tn := &teamNode{team: t, n: n, ctx: t.Context()}
+	if q := t.NodeRank(n.me); q >= 0 {
+		tn.mem = t.Members(q)
+	}
+	return tn
+}
+
+func bitsOf(x int) int {
+	n := 0
+	for ; x > 0; x >>= 1 {
+		n++
+	}
+	return n
+}
