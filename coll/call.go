@@ -274,7 +274,7 @@ type arrival struct {
 	arrived  int
 	tk       gsync.Ticket
 	inner    atomic.Pointer[schedOp]
-	err      error // the members disagree
+	err      atomic.Pointer[error] // the members disagree (set by arrivals, read by the engine)
 	slot     uint32
 	tagBase  int
 	finished bool // counted as finished in tn.unfinished
@@ -295,9 +295,9 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 		tn.pending = append(tn.pending, rec)
 	} else {
 		rec = tn.pending[i]
-		if rec.err == nil && !rec.c.key.sameCall(&a.key) {
-			rec.err = fmt.Errorf("%w: the node's images called different collectives or with different arguments (%v and %v)",
-				ErrArgsDiffer, rec.c.key.kind, a.key.kind)
+		if rec.err.Load() == nil && !rec.c.key.sameCall(&a.key) {
+			rec.fail(fmt.Errorf("%w: the node's images called different collectives or with different arguments (%v and %v)",
+				ErrArgsDiffer, rec.c.key.kind, a.key.kind))
 		}
 	}
 	rec.c.dst[a.mine], rec.c.src[a.mine] = a.dst[a.mine], a.src[a.mine]
@@ -317,9 +317,10 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 	switch {
 	case first:
 		return h, err
-	case last && rec.err == nil:
-		rec.err = crossOverlap(&rec.c, tn)
-		if rec.err == nil {
+	case last && rec.err.Load() == nil:
+		if err := crossOverlap(&rec.c, tn); err != nil {
+			rec.fail(err)
+		} else {
 			rec.c.key.bufs(&rec.c)
 			op := tn.n.op(tn, &rec.c)
 			op.bindAs(rec.slot, rec.tagBase)
@@ -334,7 +335,8 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 	if rec == nil {
 		rec = &arrival{}
 	}
-	rec.tn, rec.arrived, rec.err, rec.finished = tn, 0, nil, false
+	rec.tn, rec.arrived, rec.finished = tn, 0, false
+	rec.err.Store(nil)
 	rec.c.key = key
 	if cap(rec.c.dst) < members {
 		rec.c.dst, rec.c.src = make([][]byte, members), make([][]byte, members)
@@ -342,6 +344,8 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 	rec.c.dst, rec.c.src = rec.c.dst[:members], rec.c.src[:members]
 	return rec
 }
+
+func (r *arrival) fail(err error) { r.err.Store(&err) }
 
 // Bind implements sync.Op: the arrival takes the team's next sequence number.
 func (r *arrival) Bind(slot uint32) {
@@ -358,8 +362,8 @@ func (r *arrival) Complete(idx uint32) {
 
 // Step implements sync.Op: nothing happens before the last member arrived.
 func (r *arrival) Step() error {
-	if r.err != nil {
-		return r.err
+	if err := r.err.Load(); err != nil {
+		return *err
 	}
 	op := r.inner.Load()
 	if op == nil {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/gocoll/gocoll/coll"
+	"github.com/gocoll/gocoll/images"
+	"github.com/gocoll/gocoll/reducefn"
 )
 
 // Options of a World.
@@ -194,22 +196,49 @@ func Run(n int, o Options, copts coll.Options, timeout time.Duration, fn func(im
 
 // RunWithMemory is Run with memSize bytes of shared Memory per node.
 func RunWithMemory(n, memSize int, o Options, copts coll.Options, timeout time.Duration, fn func(im *coll.Image, mem Memory) error) error {
-	w := NewWorld(n, o)
 	shared := newSharedMemory(n, memSize)
-	errs := make([]error, n)
+	per := make([]int, n)
+	for i := range per {
+		per[i] = 1
+	}
+	return run(per, o, copts, nil, timeout, func(im *coll.Image, _ *Node) error {
+		return fn(im, nodeMemory{shared, im.Node()})
+	})
+}
+
+// RunImages starts a node for each entry of perNode with that many images,
+// calls coll.Init on every image's own goroutine (with the table perNode and
+// the function table fns) and then fn on every image concurrently; nd is
+// the image's node, shared with the node's other images.
+func RunImages(perNode []int, o Options, copts coll.Options, fns []reducefn.Entry, timeout time.Duration, fn func(im *coll.Image, nd *Node) error) error {
+	return run(perNode, o, copts, fns, timeout, fn)
+}
+
+func run(perNode []int, o Options, copts coll.Options, fns []reducefn.Entry, timeout time.Duration, fn func(im *coll.Image, nd *Node) error) error {
+	table, err := images.New(perNode)
+	if err != nil {
+		return err
+	}
+	w := NewWorld(len(perNode), o)
+	errs := make([]error, table.Images())
+	var mu sync.Mutex // errs is read on a timeout while images still run
 	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			im, err := coll.Init(w.Conduit(i), nil, 0, nil, 0, copts)
-			if err == nil {
-				err = fn(im, nodeMemory{shared, i})
-			}
-			if err != nil {
-				errs[i] = fmt.Errorf("node %d: %w", i, err)
-			}
-		}()
+	for n := range perNode {
+		nd := NewNode(perNode[n])
+		for k := range perNode[n] {
+			img := table.First(n) + k
+			wg.Go(func() {
+				im, err := coll.Init(w.Conduit(n), table, img, fns, 0, copts)
+				if err == nil {
+					err = fn(im, nd)
+				}
+				if err != nil {
+					mu.Lock()
+					errs[img] = fmt.Errorf("image %d (node %d): %w", img, n, err)
+					mu.Unlock()
+				}
+			})
+		}
 	}
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
@@ -218,6 +247,56 @@ func RunWithMemory(n, memSize int, o Options, copts coll.Options, timeout time.D
 		w.Quiesce()
 		return errors.Join(errs...)
 	case <-time.After(timeout):
-		return fmt.Errorf("colltest: nodes still running after %v (a hang)", timeout)
+		mu.Lock()
+		defer mu.Unlock()
+		// The images that failed first are the likely cause of the others' wait.
+		return fmt.Errorf("colltest: images still running after %v (a hang); failed so far: %w", timeout, errors.Join(errs...))
+	}
+}
+
+// Node is what the images of one node share in a test: a rendezvous for
+// the node's images that take turns with a representative, which calls
+// collectives for all of them (see coll's m forms).
+type Node struct {
+	images int
+	mu     sync.Mutex
+	cond   *sync.Cond
+	groups map[string]*rendezvous
+}
+
+type rendezvous struct {
+	arrived, gen int
+}
+
+// NewNode is the shared state of a node with the given number of images.
+func NewNode(images int) *Node {
+	nd := &Node{images: images, groups: map[string]*rendezvous{}}
+	nd.cond = sync.NewCond(&nd.mu)
+	return nd
+}
+
+// Images is the number of images on the node.
+func (nd *Node) Images() int { return nd.images }
+
+// Rendezvous waits until count images of the node called it with the same
+// group name; it may be called again with that name for the next round.
+func (nd *Node) Rendezvous(group string, count int) {
+	nd.mu.Lock()
+	defer nd.mu.Unlock()
+	g := nd.groups[group]
+	if g == nil {
+		g = &rendezvous{}
+		nd.groups[group] = g
+	}
+	gen := g.gen
+	g.arrived++
+	if g.arrived == count {
+		g.arrived = 0
+		g.gen++
+		nd.cond.Broadcast()
+		return
+	}
+	for g.gen == gen {
+		nd.cond.Wait()
 	}
 }

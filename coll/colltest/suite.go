@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/gocoll/gocoll/coll"
+	"github.com/gocoll/gocoll/images"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -74,7 +75,9 @@ type kind struct {
 	// srcVal is the input on node me; dstVal the expected output
 	srcVal func(it, me, b, i int) byte
 	dstVal func(it, me, root, b, i int) byte
-	nb     func(im *coll.Image, dst []byte, root int, src []byte, n int, f gsync.Flags) (gsync.Handle, error)
+	nb     func(im *coll.Image, t *images.Team, dst []byte, root int, src []byte, n int, f gsync.Flags) (gsync.Handle, error)
+	// nbm is the m form: lists, and the root's single argument
+	nbm func(im *coll.Image, t *images.Team, dsts [][]byte, dst []byte, root int, srcs [][]byte, src []byte, n int, f gsync.Flags) (gsync.Handle, error)
 }
 
 func one(int, bool) int     { return 1 }
@@ -92,32 +95,47 @@ var kinds = []kind{
 	{"broadcast", true, func(_ int, r bool) int { return b2i(r) }, one,
 		func(it, me, _, i int) byte { return val(it, me, 0, i) },
 		func(it, _, root, _, i int) byte { return val(it, root, 0, i) },
-		func(im *coll.Image, dst []byte, root int, src []byte, n int, f gsync.Flags) (gsync.Handle, error) {
-			return im.BroadcastNB(im.TeamAll(), dst, root, src, n, f)
+		func(im *coll.Image, t *images.Team, dst []byte, root int, src []byte, n int, f gsync.Flags) (gsync.Handle, error) {
+			return im.BroadcastNB(t, dst, root, src, n, f)
+		},
+		func(im *coll.Image, t *images.Team, dsts [][]byte, _ []byte, root int, _ [][]byte, src []byte, n int, f gsync.Flags) (gsync.Handle, error) {
+			return im.BroadcastMNB(t, dsts, root, src, n, f)
 		}},
 	{"scatter", true, atRoot(1), one,
 		func(it, me, b, i int) byte { return val(it, me, b, i) },
 		func(it, me, root, _, i int) byte { return val(it, root, me, i) },
-		func(im *coll.Image, dst []byte, root int, src []byte, n int, f gsync.Flags) (gsync.Handle, error) {
-			return im.ScatterNB(im.TeamAll(), dst, root, src, n, f)
+		func(im *coll.Image, t *images.Team, dst []byte, root int, src []byte, n int, f gsync.Flags) (gsync.Handle, error) {
+			return im.ScatterNB(t, dst, root, src, n, f)
+		},
+		func(im *coll.Image, t *images.Team, dsts [][]byte, _ []byte, root int, _ [][]byte, src []byte, n int, f gsync.Flags) (gsync.Handle, error) {
+			return im.ScatterMNB(t, dsts, root, src, n, f)
 		}},
 	{"gather", true, one, atRoot(1),
 		func(it, me, _, i int) byte { return val(it, me, 0, i) },
 		func(it, _, _, b, i int) byte { return val(it, b, 0, i) },
-		func(im *coll.Image, dst []byte, root int, src []byte, n int, f gsync.Flags) (gsync.Handle, error) {
-			return im.GatherNB(im.TeamAll(), root, dst, src, n, f)
+		func(im *coll.Image, t *images.Team, dst []byte, root int, src []byte, n int, f gsync.Flags) (gsync.Handle, error) {
+			return im.GatherNB(t, root, dst, src, n, f)
+		},
+		func(im *coll.Image, t *images.Team, _ [][]byte, dst []byte, root int, srcs [][]byte, _ []byte, n int, f gsync.Flags) (gsync.Handle, error) {
+			return im.GatherMNB(t, root, dst, srcs, n, f)
 		}},
 	{"gather_all", false, one, all,
 		func(it, me, _, i int) byte { return val(it, me, 0, i) },
 		func(it, _, _, b, i int) byte { return val(it, b, 0, i) },
-		func(im *coll.Image, dst []byte, _ int, src []byte, n int, f gsync.Flags) (gsync.Handle, error) {
-			return im.GatherAllNB(im.TeamAll(), dst, src, n, f)
+		func(im *coll.Image, t *images.Team, dst []byte, _ int, src []byte, n int, f gsync.Flags) (gsync.Handle, error) {
+			return im.GatherAllNB(t, dst, src, n, f)
+		},
+		func(im *coll.Image, t *images.Team, dsts [][]byte, _ []byte, _ int, srcs [][]byte, _ []byte, n int, f gsync.Flags) (gsync.Handle, error) {
+			return im.GatherAllMNB(t, dsts, srcs, n, f)
 		}},
 	{"exchange", false, all, all,
 		func(it, me, b, i int) byte { return val(it, me, b, i) },
 		func(it, me, _, b, i int) byte { return val(it, b, me, i) },
-		func(im *coll.Image, dst []byte, _ int, src []byte, n int, f gsync.Flags) (gsync.Handle, error) {
-			return im.ExchangeNB(im.TeamAll(), dst, src, n, f)
+		func(im *coll.Image, t *images.Team, dst []byte, _ int, src []byte, n int, f gsync.Flags) (gsync.Handle, error) {
+			return im.ExchangeNB(t, dst, src, n, f)
+		},
+		func(im *coll.Image, t *images.Team, dsts [][]byte, _ []byte, _ int, srcs [][]byte, _ []byte, n int, f gsync.Flags) (gsync.Handle, error) {
+			return im.ExchangeMNB(t, dsts, srcs, n, f)
 		}},
 }
 
@@ -200,7 +218,7 @@ func (c *call) check(me, P int) error {
 }
 
 func (c *call) start(im *coll.Image) (gsync.Handle, error) {
-	return c.k.nb(im, c.dst, c.root, c.src, c.n, c.f)
+	return c.k.nb(im, im.TeamAll(), c.dst, c.root, c.src, c.n, c.f)
 }
 
 func wait(h gsync.Handle, err error) error {
