@@ -1,0 +1,257 @@
+package coll_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gocoll/gocoll/coll"
+	"github.com/gocoll/gocoll/coll/colltest"
+	"github.com/gocoll/gocoll/images"
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// mreduction is a reduction as the images of a node make it in one form:
+// each for itself, or a representative for the node's members of the team.
+type mreduction struct {
+	reduction
+	t  *images.Team
+	fm colltest.Form
+}
+
+// startOn initiates r for the members ranks (the caller alone, or every
+// member of the node for a representative) with buffers it allocates at
+// offsets of their own; check verifies them all.
+func (r mreduction) startOn(im *coll.Image, ranks []int, f gsync.Flags) (gsync.Handle, func() error, error) {
+	t, P := r.t, r.t.Size()
+	ref := reference(r.fn, r.count, r.es, r.seed)
+	off := func(rank int) int { return r.es * (1 + (t.Image(rank)*3+r.seed)%5) }
+	buf := func(rank int, b []byte) []byte { // b at an offset of its own
+		if b == nil {
+			return nil
+		}
+		o := off(rank)
+		return append(make([]byte, o, o+len(b)), b...)[o:]
+	}
+	var srcs, dsts [][]byte
+	for _, rank := range ranks {
+		src := localArray(r.src, P, rank, r.count, r.es, r.fn, r.seed)
+		if len(src) == 0 && f&gsync.Local != 0 {
+			src = nil
+		}
+		var dst []byte
+		switch r.kind {
+		case "reduce", "all":
+			dst = bytes.Repeat([]byte{0xEE}, r.es)
+		default:
+			dst = bytes.Repeat([]byte{0xEE}, len(localArray(r.dst, P, rank, r.count, r.es, r.fn, r.seed)))
+		}
+		srcs, dsts = append(srcs, buf(rank, src)), append(dsts, buf(rank, dst))
+	}
+	check := func() error {
+		for i, rank := range ranks {
+			if err := r.checkRank(rank, dsts[i], ref); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	single := r.fm == colltest.EveryImage || r.fm == colltest.RepresentativeSingle
+	var h gsync.Handle
+	var err error
+	if single {
+		src, dst := srcs[0], dsts[0]
+		switch r.kind {
+		case "reduce":
+			h, err = im.ReduceNB(t, r.root, dst, src, r.src, r.es, r.count, r.fn, 0, f)
+		case "all":
+			h, err = im.ReduceAllNB(t, dst, src, r.src, r.es, r.count, r.fn, 0, f)
+		case "prefix":
+			h, err = im.PrefixReduceNB(t, dst, r.dst, src, r.src, r.es, r.count, r.fn, 0, f)
+		default:
+			h, err = im.ExclusivePrefixReduceNB(t, dst, r.dst, src, r.src, r.es, r.count, r.fn, 0, f)
+		}
+		return h, check, err
+	}
+	// m forms: NImages entries with Single, the node's images with Local
+	size, base := im.Images(), 0
+	if f&gsync.Single == 0 {
+		size, base = im.Table().On(im.Node()), im.Table().First(im.Node())
+	}
+	dl, sl := make([][]byte, size), make([][]byte, size)
+	var rootDst []byte
+	for i, rank := range ranks {
+		dl[t.Image(rank)-base], sl[t.Image(rank)-base] = dsts[i], srcs[i]
+		if rank == r.root {
+			rootDst = dsts[i]
+		}
+	}
+	if rootDst == nil && f&gsync.Single != 0 {
+		rootDst = dsts[0] // with Single any buffer serves off the root
+	}
+	switch r.kind {
+	case "reduce":
+		h, err = im.ReduceMNB(t, r.root, rootDst, sl, r.src, r.es, r.count, r.fn, 0, f)
+	case "all":
+		h, err = im.ReduceAllMNB(t, dl, sl, r.src, r.es, r.count, r.fn, 0, f)
+	case "prefix":
+		h, err = im.PrefixReduceMNB(t, dl, r.dst, sl, r.src, r.es, r.count, r.fn, 0, f)
+	default:
+		h, err = im.ExclusivePrefixReduceMNB(t, dl, r.dst, sl, r.src, r.es, r.count, r.fn, 0, f)
+	}
+	return h, check, err
+}
+
+// checkRank verifies the destination of team rank rank against the
+// sequential fold ref.
+func (r mreduction) checkRank(rank int, dst []byte, ref [][]byte) error {
+	P := r.t.Size()
+	switch r.kind {
+	case "reduce", "all":
+		if (r.kind == "all" || rank == r.root) && !bytes.Equal(dst, ref[r.count-1]) {
+			return fmt.Errorf("%v on rank %d: got %x, want %x", r, rank, dst, ref[r.count-1])
+		}
+		return nil
+	}
+	exclusive := r.kind == "exprefix"
+	for j := 0; j < r.count; j++ {
+		img, loc := placeOf(r.dst, P, j)
+		if img != rank || (exclusive && j == 0) {
+			continue
+		}
+		want := ref[j]
+		if exclusive {
+			want = ref[j-1]
+		}
+		if got := dst[loc*r.es : (loc+1)*r.es]; !bytes.Equal(got, want) {
+			return fmt.Errorf("%v on rank %d: element %d = %x, want %x", r, rank, j, got, want)
+		}
+	}
+	return nil
+}
+
+// runMReductions runs the list on team t in every form the table allows,
+// blocking, and all of the list at once non-blocking.
+func runMReductions(im *coll.Image, nd *colltest.Node, t *images.Team, list []reduction) error {
+	me := t.Rank(im.ImageNum())
+	local := t.Members(t.NodeRank(im.Node()))
+	group := fmt.Sprintf("reductions %d", t.ID())
+	onePerNode := im.Images() == im.Table().Nodes()
+	for _, fm := range []colltest.Form{colltest.EveryImage, colltest.EveryImageM, colltest.Representative, colltest.RepresentativeSingle} {
+		if fm == colltest.RepresentativeSingle && !onePerNode {
+			continue
+		}
+		for _, addr := range []gsync.Flags{gsync.Local, gsync.Single} {
+			if fm == colltest.EveryImageM && addr == gsync.Local {
+				continue
+			}
+			f := gsync.InMySync | gsync.OutMySync | addr
+			rep := fm == colltest.Representative || fm == colltest.RepresentativeSingle
+			ranks := []int{me}
+			if rep {
+				ranks = local
+			} else {
+				f |= gsync.AllThreads
+			}
+			if rep {
+				nd.Rendezvous(group, len(local))
+			}
+			if !rep || local[0] == me {
+				var hs []gsync.Handle
+				var checks []func() error
+				for i, red := range list {
+					r := mreduction{red, t, fm}
+					h, check, err := r.startOn(im, ranks, f)
+					if err != nil {
+						return fmt.Errorf("%v %v %v: %w", r, fm, addr, err)
+					}
+					if i%2 == 0 { // blocking
+						if err := h.Wait(context.Background()); err != nil {
+							return fmt.Errorf("%v %v %v: %w", r, fm, addr, err)
+						}
+						if err := check(); err != nil {
+							return fmt.Errorf("%v %v: %w", fm, addr, err)
+						}
+						continue
+					}
+					hs, checks = append(hs, h), append(checks, check)
+				}
+				if err := gsync.WaitAll(context.Background(), hs); err != nil {
+					return err
+				}
+				for _, c := range checks {
+					if err := c(); err != nil {
+						return fmt.Errorf("%v %v: %w", fm, addr, err)
+					}
+				}
+			}
+			if rep {
+				nd.Rendezvous(group, len(local))
+			}
+		}
+	}
+	return im.Barrier(t)
+}
+
+// reductionList are reductions of every kind, commutative and not, over
+// the test layouts for a team of P images.
+func reductionList(P int) []reduction {
+	var list []reduction
+	for i, fn := range []int{fnSumI64, fnMat2, fnConcat} {
+		es := map[int]int{fnSumI64: 16, fnMat2: 32, fnConcat: 48}[fn]
+		for _, count := range []int{1, 9, 3*P + 2} {
+			ls := layoutsFor(count, P)
+			for li, name := range []string{"cyclic", "blocked", "block-cyclic", "unaligned", "indefinite-last"} {
+				l := ls[name]
+				seed := 10*i + li
+				list = append(list,
+					reduction{kind: "reduce", fn: fn, es: es, count: count, src: l, root: (count + li) % P, seed: seed},
+					reduction{kind: "all", fn: fn, es: es, count: count, src: l, seed: seed},
+					reduction{kind: "prefix", fn: fn, es: es, count: count, src: l, dst: l, seed: seed},
+					reduction{kind: "exprefix", fn: fn, es: es, count: count, src: l, dst: ls["cyclic"], seed: seed},
+				)
+			}
+		}
+	}
+	return list
+}
+
+// TestReductionsImages: with several images per node, in every form, the
+// reductions give exactly the sequential fold of the array (which is what
+// one image per node gives), non-commutative operators in image order; on
+// TeamAll and on a team whose rank order interleaves nodes (not node-major).
+func TestReductionsImages(t *testing.T) {
+	for i, per := range [][]int{{2, 2}, {1, 3, 2}, {4}, {3, 3, 3}, {2, 1, 1, 3, 1}} {
+		t.Run(fmt.Sprint(per), func(t *testing.T) {
+			t.Parallel()
+			delay := colltest.Options{MaxDelay: 20 * time.Microsecond, Seed: uint64(i + 1)}
+			err := colltest.RunImages(per, delay, coll.Options{Tree: coll.Tree(i % 3)}, table, 3*time.Minute,
+				func(im *coll.Image, nd *colltest.Node) error {
+					all := im.TeamAll()
+					if err := runMReductions(im, nd, all, reductionList(all.Size())); err != nil {
+						return fmt.Errorf("TeamAll: %w", err)
+					}
+					// Interleaved: even images first, then odd ones.
+					var order []int
+					for _, odd := range []int{0, 1} {
+						for img := odd; img < im.Images(); img += 2 {
+							order = append(order, img)
+						}
+					}
+					mixed, err := im.TeamFromImages(all, order)
+					if err != nil {
+						return err
+					}
+					if err := runMReductions(im, nd, mixed, reductionList(mixed.Size())); err != nil {
+						return fmt.Errorf("interleaved team (node-major %v): %w", mixed.NodeMajor(), err)
+					}
+					return im.Destroy(mixed)
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
