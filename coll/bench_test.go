@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/coll/colltest"
@@ -90,5 +91,63 @@ func BenchmarkInProcess(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkImagesOneNode measures one node with two images: the node's
+// part is copies only. AllThreads forms run both images' goroutines; the m
+// forms one representative. Compare with BenchmarkInProcess (two nodes of
+// one image) and, over MPI, with collbench's gocoll.T2 rows.
+//
+//	go test -run xxx -bench ImagesOneNode -benchmem ./coll
+func BenchmarkImagesOneNode(b *testing.B) {
+	fns := []reducefn.Entry{reducefn.Sum[float64]()}
+	const local = gsync.InMySync | gsync.OutMySync | gsync.Local
+	for _, size := range []int{8, 64 << 10} {
+		for _, c := range []struct {
+			name    string
+			threads bool
+			op      func(im *coll.Image, dsts, srcs [][]byte, me int) error
+		}{
+			{"Broadcast", true, func(im *coll.Image, dsts, srcs [][]byte, me int) error {
+				return im.Broadcast(im.TeamAll(), dsts[me], 0, srcs[0], len(srcs[0]), local|gsync.AllThreads)
+			}},
+			{"BroadcastM", false, func(im *coll.Image, dsts, srcs [][]byte, _ int) error {
+				return im.BroadcastM(im.TeamAll(), dsts, 0, srcs[0], len(srcs[0]), local)
+			}},
+			{"ReduceAll", true, func(im *coll.Image, dsts, srcs [][]byte, me int) error {
+				return im.ReduceAll(im.TeamAll(), dsts[me], srcs[me], coll.Layout{BlockSize: len(srcs[me]) / 8}, 8, len(srcs[me])/4, 0, 0, local|gsync.AllThreads)
+			}},
+			{"ReduceAllM", false, func(im *coll.Image, dsts, srcs [][]byte, _ int) error {
+				return im.ReduceAllM(im.TeamAll(), dsts, srcs, coll.Layout{BlockSize: len(srcs[0]) / 8}, 8, len(srcs[0])/4, 0, 0, local)
+			}},
+		} {
+			b.Run(fmt.Sprintf("%s/%d", c.name, size), func(b *testing.B) {
+				dsts := [][]byte{make([]byte, size), make([]byte, size)}
+				srcs := [][]byte{make([]byte, size), make([]byte, size)}
+				if c.name[:6] == "Reduce" {
+					dsts = [][]byte{make([]byte, 8), make([]byte, 8)}
+				}
+				err := colltest.RunImages([]int{2}, colltest.Options{}, coll.Options{}, fns, time.Hour, func(im *coll.Image, _ *colltest.Node) error {
+					me := im.ImageNum()
+					if !c.threads && me != 0 {
+						return nil
+					}
+					if me == 0 {
+						b.ReportAllocs()
+						b.ResetTimer()
+					}
+					for range b.N {
+						if err := c.op(im, dsts, srcs, me); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			})
+		}
 	}
 }

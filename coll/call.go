@@ -78,11 +78,13 @@ func (im *Image) args(a *callArgs, k kind, t *images.Team, root, n int, f gsync.
 	if a.err != nil {
 		return
 	}
-	if m := len(a.tn.mem); m > 1 {
-		a.dst, a.src = make([][]byte, m), make([][]byte, m)
-	} else { // the image's own lists, reused call after call (the schedule copies them)
-		a.dst, a.src = im.one[0][:], im.one[1][:]
+	// The image's own lists, reused call after call: a schedule copies
+	// them, and run clears them.
+	m := len(a.tn.mem)
+	if cap(im.lists[0]) < m {
+		im.lists[0], im.lists[1] = make([][]byte, m), make([][]byte, m)
 	}
+	a.dst, a.src = im.lists[0][:m], im.lists[1][:m]
 	a.mine = 0
 	if a.threads {
 		a.mine, _ = slices.BinarySearch(a.tn.mem, a.it.rank)
@@ -225,6 +227,10 @@ func crossOverlap(c *call, tn *teamNode) error {
 // run initiates the call once its arguments are valid: at once for a
 // representative, or once the node's last member arrived with AllThreads.
 func (im *Image) run(a *callArgs) (gsync.Handle, error) {
+	defer func() { // what the image's lists point to is not the image's to keep alive
+		clear(a.dst)
+		clear(a.src)
+	}()
 	if a.err != nil {
 		return gsync.Handle{}, a.err
 	}
@@ -265,9 +271,11 @@ func (n *node) geom(tn *teamNode, blockSize int) geom {
 }
 
 // arrival gathers the initiations of one collective by the node's members
-// with AllThreads. The first to arrive starts it in the engine (so that it
-// takes the team's next sequence number in initiation order); the last
-// builds its schedule, after which it runs as that schedule.
+// with AllThreads. The first to arrive makes it, with the team's next
+// sequence number (in initiation order); the last builds its schedule and
+// starts it in the engine, after which it runs as that schedule. Members
+// that arrived before hold pending handles (sync.Pending) that find the
+// operation through the record; none of them waits for the engine's lock.
 type arrival struct {
 	tn       *teamNode
 	c        call
@@ -278,6 +286,12 @@ type arrival struct {
 	slot     uint32
 	tagBase  int
 	finished bool // counted as finished in tn.unfinished
+	// What waiting members read, on a cache line of its own: they poll
+	// it while the last member fills the fields above.
+	_       [64]byte
+	started atomic.Bool   // StartShared returned: tk is set
+	gen     atomic.Uint32 // uses of the record so far (see Ticket)
+	_       [56]byte
 }
 
 var arrivals stdsync.Pool
@@ -292,7 +306,9 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 	var rec *arrival
 	if i == len(tn.pending) {
 		rec = newArrival(tn, a.key, len(a.dst))
+		rec.tagBase = tn.nextTagBase() // in initiation order
 		tn.pending = append(tn.pending, rec)
+		tn.n.eng.Arriving(1)
 	} else {
 		rec = tn.pending[i]
 		if rec.err.Load() == nil && !rec.c.key.sameCall(&a.key) {
@@ -302,32 +318,36 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 	}
 	rec.c.dst[a.mine], rec.c.src[a.mine] = a.dst[a.mine], a.src[a.mine]
 	rec.arrived++
-	first, last := rec.arrived == 1, rec.arrived == len(tn.mem)
-	var h gsync.Handle
-	var err error
-	if first {
-		h, rec.tk, err = tn.n.eng.StartShared(rec, len(tn.mem), a.mine)
-	}
-	if last {
-		tn.pending[0] = nil
-		tn.pending = tn.pending[1:]
+	last := rec.arrived == len(tn.mem)
+	if last { // the oldest record: records complete in the order they were made
+		n := copy(tn.pending, tn.pending[1:])
+		tn.pending[n] = nil
+		tn.pending = tn.pending[:n]
 		tn.base++
 	}
+	gen := rec.gen.Load()
 	tn.amu.Unlock()
-	switch {
-	case first:
-		return h, err
-	case last && rec.err.Load() == nil:
+	eng := tn.n.eng
+	if !last {
+		return eng.PendingHandle(rec, gen, a.mine), nil
+	}
+	// The last to arrive builds the schedule and starts it; the others'
+	// handles find it through the record.
+	if rec.err.Load() == nil {
 		if err := crossOverlap(&rec.c, tn); err != nil {
 			rec.fail(err)
 		} else {
 			rec.c.key.bufs(&rec.c)
 			op := tn.n.op(tn, &rec.c)
-			op.bindAs(rec.slot, rec.tagBase)
+			op.bindAs(0, rec.tagBase)
 			rec.inner.Store(op)
 		}
 	}
-	return tn.n.eng.Join(rec.tk, a.mine)
+	h, tk, err := eng.StartShared(rec, len(tn.mem), a.mine)
+	rec.tk = tk
+	rec.started.Store(true)
+	eng.Arriving(-1)
+	return h, err
 }
 
 func newArrival(tn *teamNode, key planKey, members int) *arrival {
@@ -337,6 +357,7 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 	}
 	rec.tn, rec.arrived, rec.finished = tn, 0, false
 	rec.err.Store(nil)
+	rec.started.Store(false)
 	rec.c.key = key
 	if cap(rec.c.dst) < members {
 		rec.c.dst, rec.c.src = make([][]byte, members), make([][]byte, members)
@@ -347,9 +368,23 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 
 func (r *arrival) fail(err error) { r.err.Store(&err) }
 
-// Bind implements sync.Op: the arrival takes the team's next sequence number.
+// Ticket implements sync.Pending.
+func (r *arrival) Ticket(gen uint32) (gsync.Ticket, bool, bool) {
+	if r.gen.Load() != gen {
+		return gsync.Ticket{}, false, true
+	}
+	if !r.started.Load() {
+		return gsync.Ticket{}, false, false
+	}
+	return r.tk, true, false
+}
+
+// Bind implements sync.Op; the arrival took its sequence number when made.
 func (r *arrival) Bind(slot uint32) {
-	r.slot, r.tagBase = slot, r.tn.nextTagBase()
+	r.slot = slot
+	if op := r.inner.Load(); op != nil {
+		op.bindAs(slot, r.tagBase)
+	}
 	r.tn.unfinished.Add(1)
 }
 
@@ -404,5 +439,6 @@ func (r *arrival) Retire() {
 	clear(r.c.dst)
 	clear(r.c.src)
 	r.tn = nil
+	r.gen.Add(1) // handles of this use are dead
 	arrivals.Put(r)
 }

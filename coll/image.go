@@ -54,7 +54,7 @@ type Image struct {
 	local   int // index among the node's images
 	allTeam *imageTeam
 	teams   map[*images.Team]*imageTeam // the other teams it is a member of
-	one     [2][1][]byte                // the buffer lists of a call where the node has one member
+	lists   [2][][]byte                 // a call's buffer lists (dst, src), reused
 }
 
 // imageTeam is an image's own state for a team it is a member of.

@@ -72,7 +72,10 @@ type teamNode struct {
 	n    *node
 	mem  []int // team ranks of the node's members, ascending
 	ctx  int
-	seq  uint64 // node operations so far (under the engine's lock, in Bind)
+	// node operations so far: taken in initiation order, under the
+	// engine's lock by a representative's Bind, under amu by AllThreads
+	// arrivals (the two never overlap on a team: the spec's rule)
+	seq atomic.Uint64
 	// AllThreads initiations waiting for the rest of the node's members
 	amu     stdsync.Mutex
 	pending []*arrival
@@ -82,12 +85,11 @@ type teamNode struct {
 	destroyed  atomic.Int32 // members that destroyed the team
 }
 
-// nextTagBase is the tag base of the team's next operation; the engine
-// calls it (through Bind) under its lock, in initiation order.
+// nextTagBase is the tag base of the team's next operation, taken in
+// initiation order.
 func (tn *teamNode) nextTagBase() int {
-	t := max(tn.ctx, 0)<<(seqBits+subBits) | int(tn.seq&(1<<seqBits-1))<<subBits
-	tn.seq++
-	return t
+	seq := tn.seq.Add(1) - 1
+	return max(tn.ctx, 0)<<(seqBits+subBits) | int(seq&(1<<seqBits-1))<<subBits
 }
 
 // nodes records the node of every conduit that Init has used.

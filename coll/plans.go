@@ -69,9 +69,11 @@ func (k *planKey) bufs(c *call) {
 		return
 	}
 	h := uint64(len(c.dst))
-	for _, id := range bufIDs(c) {
-		h = (h ^ uint64(uintptr(unsafe.Pointer(id.p)))) * 0x100000001b3
-		h = (h ^ uint64(id.n)) * 0x100000001b3
+	for _, l := range [2][][]byte{c.dst, c.src} {
+		for _, b := range l {
+			h = (h ^ uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b))))) * 0x100000001b3
+			h = (h ^ uint64(len(b))) * 0x100000001b3
+		}
 	}
 	k.bh = h
 }

@@ -1,11 +1,13 @@
 package sync
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"runtime"
 	stdsync "sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -46,11 +48,12 @@ func Token(slot, idx uint32) uint64 { return uint64(slot)<<32 | uint64(idx) }
 type PollFunc func(done []uint64) ([]uint64, error)
 
 type entry struct {
-	op      Op
-	err     error
-	handles int    // live handles that refer to it
-	parts   []bool // parts[p]: part p's handle is live; nil for an op of one part
-	gen     uint32 // distinguishes reuses of the slot
+	op       Op
+	err      error
+	handles  int    // live handles that refer to it
+	parts    []bool // parts[p]: part p's handle is live; nil for an op of one part
+	partsBuf []bool // storage of parts, kept across reuses of the slot
+	gen      uint32 // distinguishes reuses of the slot
 }
 
 // live reports whether part p's handle is live.
@@ -82,7 +85,20 @@ type Engine struct {
 	live  int
 	done  []uint64 // reused buffer of completed tokens
 	fail  error    // a conduit failure, reported by every later sync
+	// goroutines waiting on the engine, and operations waiting for more of
+	// the node's goroutines to arrive: while there are others, waits yield
+	// the processor on every poll (see spinner)
+	waiters, arriving atomic.Int32
 }
+
+// Arriving tells the engine that an operation waits for delta more (or,
+// negative, fewer) goroutines of the node to arrive; meanwhile waiting
+// goroutines yield to them on every poll.
+func (e *Engine) Arriving(delta int) { e.arriving.Add(int32(delta)) }
+
+// crowded reports whether a waiter shares the engine with other goroutines
+// it may be waiting for.
+func (e *Engine) crowded() bool { return e.waiters.Load() > 1 || e.arriving.Load() > 0 }
 
 // NewEngine makes an engine that polls the conduit with poll. Waits call
 // idle (when not nil) after each poll that left them waiting: a conduit
@@ -136,7 +152,10 @@ func (e *Engine) start(op Op, parts, part int) (Handle, Ticket, error) {
 	en := &e.slots[slot]
 	en.op, en.err, en.handles, en.parts = op, nil, parts, nil
 	if parts > 1 {
-		en.parts = make([]bool, parts)
+		if cap(en.partsBuf) < parts {
+			en.partsBuf = make([]bool, parts)
+		}
+		en.parts = en.partsBuf[:parts]
 		for p := range en.parts {
 			en.parts[p] = true
 		}
@@ -154,21 +173,36 @@ func (e *Engine) start(op Op, parts, part int) (Handle, Ticket, error) {
 	return h, t, err
 }
 
-// Join steps the operation of t, now that part has arrived, and returns
-// part's handle.
-func (e *Engine) Join(t Ticket, part int) (Handle, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if int(t.slot) >= len(e.slots) || e.slots[t.slot].gen != t.gen || !e.slots[t.slot].live(uint32(part)) {
-		return Handle{}, ErrDeadHandle
+// Pending is an operation that the parts of a node join before it starts
+// (the images of a node calling a collective with AllThreads: the last to
+// arrive starts it). Ticket reports, for generation gen of the pending
+// record, whether the operation started and under which ticket, or that
+// the generation is gone (the operation ended and the record serves
+// another).
+type Pending interface {
+	Ticket(gen uint32) (t Ticket, started, gone bool)
+}
+
+// PendingHandle is part's handle of the operation pending in p's
+// generation gen; it becomes the operation's handle once it starts.
+func (e *Engine) PendingHandle(p Pending, gen uint32, part int) Handle {
+	return Handle{e: e, gen: gen, part: uint32(part), pend: p}
+}
+
+// resolve turns a pending handle into the handle of its operation once
+// that started; started is false before.
+func (h Handle) resolve() (r Handle, started bool, err error) {
+	if h.pend == nil {
+		return h, true, nil
 	}
-	en := &e.slots[t.slot]
-	if en.err == nil {
-		if err := en.op.Step(); err != nil {
-			en.err = err
-		}
+	t, started, gone := h.pend.Ticket(h.gen)
+	switch {
+	case gone:
+		return h, false, ErrDeadHandle
+	case !started:
+		return h, false, nil
 	}
-	return e.handOut(t.slot, uint32(part))
+	return Handle{e: h.e, slot: t.slot + 1, gen: t.gen, part: h.part}, true, nil
 }
 
 // handOut returns part's handle of the operation in slot, polling first
@@ -208,6 +242,14 @@ func (e *Engine) Poll() error {
 	defer e.mu.Unlock()
 	e.progressLocked()
 	return e.fail
+}
+
+// pollIfFree makes progress unless another goroutine is in the engine.
+func (e *Engine) pollIfFree() {
+	if e.mu.TryLock() {
+		e.progressLocked()
+		e.mu.Unlock()
+	}
 }
 
 // Live is the number of operations still live on this node, synced or not.
@@ -262,11 +304,12 @@ type Handle struct {
 	e    *Engine
 	slot uint32 // slot+1; 0 in the invalid handle
 	gen  uint32
-	part uint32 // which image's handle, for operations shared by a node's images
+	part uint32  // which image's handle, for operations shared by a node's images
+	pend Pending // the operation has yet to start (see Pending)
 }
 
 // Valid reports whether h is not the invalid handle.
-func (h Handle) Valid() bool { return h.slot != 0 }
+func (h Handle) Valid() bool { return h.slot != 0 || h.pend != nil }
 
 // trySync is Try with the lock held; it releases the handle on success.
 func (e *Engine) trySync(h Handle) (bool, error) {
@@ -295,8 +338,21 @@ func (h Handle) Try() (bool, error) {
 	if !h.Valid() {
 		return true, nil
 	}
+	h, started, err := h.resolve()
+	if err != nil || !started {
+		// Nothing to sync yet; waits make progress for the others now and
+		// then (spinner), not on every try: the lock is what the image that
+		// starts the operation needs.
+		return false, err
+	}
 	e := h.e
-	e.mu.Lock()
+	// Another goroutine in the engine (another image of the node) is making
+	// progress for everyone: report "not yet" rather than queue for the
+	// lock. A waiter that queued could be passed over again and again by
+	// one that spins.
+	if !e.mu.TryLock() {
+		return false, nil
+	}
 	defer e.mu.Unlock()
 	if ok, err := e.trySync(h); ok || err != nil {
 		return ok, err
@@ -307,13 +363,18 @@ func (h Handle) Try() (bool, error) {
 
 // Wait makes progress until the sync succeeds, ctx is done, or the operation fails.
 func (h Handle) Wait(ctx context.Context) error {
-	return waitFor(ctx, h.idle(), h.Try)
+	return waitFor(ctx, h.e, h.Try)
 }
 
 // waitFor calls try until it reports success or an error, pacing the
 // loop with a spinner that calls idle between tries.
-func waitFor(ctx context.Context, idle func(), try func() (bool, error)) error {
-	sp := spinner{idle: idle}
+func waitFor(ctx context.Context, e *Engine, try func() (bool, error)) error {
+	sp := spinner{e: e}
+	if e != nil {
+		sp.idle = e.idle
+		e.waiters.Add(1)
+		defer e.waiters.Add(-1)
+	}
 	for {
 		ok, err := try()
 		if ok || err != nil {
@@ -338,6 +399,15 @@ func syncEach(hs []Handle) (valid, synced int, first error) {
 			continue
 		}
 		valid++
+		h, started, err := h.resolve()
+		if err != nil || !started {
+			if err != nil {
+				first = cmp.Or(first, err)
+				hs[i] = Handle{}
+				synced++
+			}
+			continue
+		}
 		e := h.e
 		if e != locked {
 			if locked != nil {
@@ -374,7 +444,7 @@ func TryAll(hs []Handle) (bool, error) {
 
 // WaitAll makes progress until every handle synced.
 func WaitAll(ctx context.Context, hs []Handle) error {
-	return waitFor(ctx, idleOf(hs), func() (bool, error) { return TryAll(hs) })
+	return waitFor(ctx, engineOf(hs), func() (bool, error) { return TryAll(hs) })
 }
 
 // TrySome makes progress and reports whether at least one valid handle
@@ -386,35 +456,31 @@ func TrySome(hs []Handle) (bool, error) {
 
 // WaitSome makes progress until at least one valid handle synced.
 func WaitSome(ctx context.Context, hs []Handle) error {
-	return waitFor(ctx, idleOf(hs), func() (bool, error) { return TrySome(hs) })
+	return waitFor(ctx, engineOf(hs), func() (bool, error) { return TrySome(hs) })
 }
 
 // spinner paces a wait loop. Polling is what makes progress, so a waiter
 // spins; but it yields the processor every yieldEvery so that other
 // goroutines (other images, in-process nodes) run, and so that the runtime
 // does not take a goroutine that stays in cgo calls for long as hogging its
-// thread. Yielding on every poll would be far worse: for a goroutine locked
-// to its OS thread each runtime.Gosched is a thread hand-off costing tens of
-// microseconds. The context is checked at the same pace.
+// thread. Yielding on every poll would be far worse when the waiter is
+// alone: for a goroutine locked to its OS thread each runtime.Gosched is a
+// thread hand-off costing tens of microseconds. But where several of the
+// node's goroutines use the engine (its images), one may be waiting for
+// another's next step, so then waits yield on every poll. The context is
+// checked at the same pace.
 type spinner struct {
 	n    int
 	last time.Time
+	e    *Engine
 	idle func()
 }
 
-// idle is the idle function of h's engine.
-func (h Handle) idle() func() {
-	if h.e == nil {
-		return nil
-	}
-	return h.e.idle
-}
-
-// idleOf is the idle function of the first valid handle's engine.
-func idleOf(hs []Handle) func() {
+// engineOf is the engine of the first valid handle.
+func engineOf(hs []Handle) *Engine {
 	for _, h := range hs {
 		if h.Valid() {
-			return h.idle()
+			return h.e
 		}
 	}
 	return nil
@@ -429,9 +495,17 @@ func (s *spinner) spin(ctx context.Context) error {
 	if s.idle != nil {
 		s.idle()
 	}
+	if s.e != nil && s.n%8 == 0 && s.e.crowded() {
+		// What this wait needs may be another goroutine's next step (an
+		// image still to arrive, or one polling for all): let it run.
+		runtime.Gosched()
+	}
 	s.n++
 	if s.n%spinCheck != 0 {
 		return nil
+	}
+	if s.e != nil { // a wait on operations yet to start (Pending) polls only here
+		s.e.pollIfFree()
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -224,32 +224,35 @@ func TestWaitCallsIdle(t *testing.T) {
 	require.Equal(t, 3, idles)
 }
 
-// gatedOp is a shared operation that does nothing until every part arrived.
-type gatedOp struct {
-	fakeOp
-	arrived, parts int
+// pending is a Pending for the tests: started by the test.
+type pending struct {
+	t       Ticket
+	started bool
+	gen     uint32
 }
 
-func (o *gatedOp) Step() error {
-	o.arrived++
-	return o.fail
+func (p *pending) Ticket(gen uint32) (Ticket, bool, bool) {
+	return p.t, p.started, gen != p.gen
 }
-func (o *gatedOp) Syncable() bool { return o.arrived >= o.parts && o.fakeOp.Syncable() }
 
 func TestSharedParts(t *testing.T) {
 	cd := &fakeConduit{}
 	e := NewEngine(cd.poll, nil)
-	op := &gatedOp{fakeOp: fakeOp{need: 1, syncAt: 1}, parts: 3}
-	h0, tk, err := e.StartShared(op, 3, 0)
-	require.NoError(t, err)
+	p := &pending{}
+	// Parts 0 and 1 arrive first and get pending handles.
+	h0, h1 := e.PendingHandle(p, 0, 0), e.PendingHandle(p, 0, 1)
 	require.True(t, h0.Valid())
 	ok, err := h0.Try()
 	require.NoError(t, err)
-	require.False(t, ok, "parts 1 and 2 have not arrived")
-	h1, err := e.Join(tk, 1)
+	require.False(t, ok, "not started")
+	ok, err = TryAll([]Handle{h0, h1})
 	require.NoError(t, err)
-	h2, err := e.Join(tk, 2)
+	require.False(t, ok)
+	// Part 2 arrives last and starts the operation.
+	op := &fakeOp{need: 1, syncAt: 1}
+	h2, tk, err := e.StartShared(op, 3, 2)
 	require.NoError(t, err)
+	p.t, p.started = tk, true
 	cd.queue = append(cd.queue, Token(op.slot, 0))
 	require.NoError(t, WaitAll(context.Background(), []Handle{h2, h0}))
 	require.Equal(t, 1, e.Live(), "part 1 has not synced")
@@ -259,21 +262,27 @@ func TestSharedParts(t *testing.T) {
 	require.Equal(t, 1, op.retired)
 	_, err = h0.Try()
 	require.ErrorIs(t, err, ErrDeadHandle)
-	_, err = e.Join(tk, 1)
-	require.ErrorIs(t, err, ErrDeadHandle, "a stale ticket")
+	p.gen++ // the record serves another operation
+	_, err = h1.Try()
+	require.ErrorIs(t, err, ErrDeadHandle, "a handle of an earlier use")
+	ok, err = TryAll([]Handle{h1})
+	require.ErrorIs(t, err, ErrDeadHandle)
+	require.False(t, ok)
 }
 
 func TestSharedPartsError(t *testing.T) {
 	cd := &fakeConduit{}
 	e := NewEngine(cd.poll, nil)
 	boom := errors.New("boom")
-	op := &gatedOp{fakeOp: fakeOp{need: 1, syncAt: 1, fail: boom}, parts: 2}
-	h0, tk, err := e.StartShared(op, 2, 0)
-	require.ErrorIs(t, err, boom, "the first part sees the error at once")
-	require.False(t, h0.Valid())
+	p := &pending{}
+	h0 := e.PendingHandle(p, 0, 0)
+	op := &fakeOp{need: 1, syncAt: 1, fail: boom}
+	h1, tk, err := e.StartShared(op, 2, 1)
+	require.ErrorIs(t, err, boom, "the last part sees the error at once")
+	require.False(t, h1.Valid())
 	require.Equal(t, 1, e.Live(), "kept for the other part")
-	_, err = e.Join(tk, 1)
-	require.ErrorIs(t, err, boom)
+	p.t, p.started = tk, true
+	require.ErrorIs(t, h0.Wait(context.Background()), boom)
 	require.Equal(t, 0, e.Live())
 	require.Equal(t, 1, op.retired)
 }
