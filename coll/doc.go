@@ -4,66 +4,126 @@
 //
 // # Use
 //
-// Every node calls Init once with its conduit; the returned Image starts
-// collectives. Each collective takes a team (TeamAll for now), exactly one
-// input sync mode, one output sync mode and one addressing mode (package
-// sync's flags), and has a blocking and a non-blocking (...NB) form. A
+// Every image of every node calls Init once, on its own goroutine, with the
+// node's conduit, the images table (images per node, node-major numbering;
+// nil for one image per node) and its image number; the returned Image
+// starts collectives. Each collective takes a team (TeamAll, or one made by
+// Split or TeamFromImages), exactly one input sync mode, one output sync
+// mode and one addressing mode (package sync's flags), and has a blocking
+// and a non-blocking (...NB) form, and a multiple-address ...M form. A
 // non-blocking collective returns a sync.Handle to Try or Wait on; handles
-// are node-local and may be synced in any order on different nodes.
+// belong to the image that got them and may be synced in any order.
+//
+// # Images, AllThreads and the m forms
+//
+// A node (an MPI process) hosts one or more images (goroutines). With
+// AllThreads every member image of the team on the node calls the
+// collective for itself, with its own addresses; the node's part starts
+// once the last of them arrived, and each image syncs its own handle. The
+// sync modes then hold per image: no image's data moves before it entered,
+// and a sync succeeds once the node's part is complete to the extent the
+// output mode asks. Without AllThreads one goroutine of the node (a member
+// of the team: its representative) calls for all of the node's members,
+// with the m forms' lists of addresses (or the single-address forms where
+// every node has one image), and no other goroutine of the node may start a
+// collective while it does. Either way the node's part is one schedule:
+// images of a node never send each other messages; their blocks move
+// through memory, and one message between two nodes carries the blocks of
+// every image it concerns.
+//
+// # Teams
+//
+// Split (like MPI_Comm_split) and TeamFromImages make teams, collectively
+// over a parent team; Destroy unmakes them, image by image. A team knows its
+// node ranks (the nodes hosting members, ordered by their lowest member's
+// rank) and translates ranks to its parent and to TeamAll both ways
+// (package images). Every collective runs on any team. Collectives on
+// overlapping teams may be in flight together, as long as every two images
+// that share two teams start their collectives on them in the same order
+// (the spec's Precedes rule): each team has its own sequence of
+// collectives and its own tag context on the wire, so their messages never
+// meet.
 //
 // # Where the rules live
 //
-//   - Flags are validated by sync.Flags.Validate.
+//   - Flags are validated by sync.Flags.Validate; the addressing rules
+//     (single-address forms without AllThreads need one image per node, m
+//     forms with Local take no AllThreads, list lengths) in Image.args and
+//     callArgs.take (call.go); each member's buffers in each collective's
+//     function (api.go, api_reduce.go); overlaps between a node's images in
+//     crossOverlap (call.go).
+//   - AllThreads arrivals are gathered in arrive (call.go): the first makes
+//     the record with the team's next sequence number, the last starts the
+//     node's operation.
 //   - Input sync modes are enforced in withSync (syncmodes.go): IN_ALLSYNC
-//     prepends a dissemination barrier; IN_MYSYNC and IN_NOSYNC need none,
-//     because a point-to-point transfer reads its source only after the
+//     prepends a dissemination barrier between nodes; IN_MYSYNC and
+//     IN_NOSYNC need none, because a node's part starts once its images
+//     entered, and a point-to-point transfer reads its source only after the
 //     sending node entered and writes its destination only after the
 //     receiving node entered.
 //   - Output sync modes are enforced in schedOp.Syncable (sched.go):
 //     OUT_NOSYNC succeeds once this node's destinations are written,
-//     OUT_MYSYNC once every transfer touching this node's data areas is
-//     complete, OUT_ALLSYNC after a barrier that starts once this node's
-//     transfers are complete.
+//     OUT_MYSYNC once every transfer and copy touching this node's data
+//     areas is complete, OUT_ALLSYNC after a barrier that starts once this
+//     node's transfers are complete.
 //   - Trees are built in trees.go; the schedules of the five collectives in
-//     movement.go, of the reductions in reduce.go and prefix.go; schedules
-//     are cached per image and argument list in plans.go.
+//     movement.go, of the reductions in reduce.go and prefix.go, all between
+//     a team's node ranks (geom in movement.go); schedules are cached per
+//     node and argument list in plans.go.
+//   - Tags (team context, sequence number, sub-tag) are laid out in
+//     node.go; team creation, contexts and Destroy are in teams.go.
 //
 // # Addressing
 //
 // Go has no global address space: a slice always names memory of the
-// calling node. Single promises that the arguments agree across nodes and
-// requires every argument on every node; Local lets a node pass only what
-// applies to it (nil elsewhere).
+// calling process. Single promises that the arguments agree across images
+// and requires every argument everywhere; Local lets an image pass only
+// what applies to it (nil elsewhere). An m form's list holds one address
+// per image: with Single NImages entries indexed by image number (the
+// entries of other nodes' images name memory Go cannot reach and are not
+// used), with Local one per image of the calling node.
 //
 // # Algorithms
 //
-// Broadcast, scatter and gather use a tree over team ranks relative to the
-// root: Binomial (default), Binary or Flat (Options.Tree). Every subtree is
-// a contiguous run of ranks, so each edge carries one contiguous run of
-// blocks. Exchange runs P-1 steps in which node p sends to (p+i) mod P.
-// Gather_all uses either the exchange-like pattern or dissemination
-// (round i: p sends to (p+2^i) mod P the min(2^i, P-2^i) blocks it lacks,
-// no surplus). With A = L/max(o,g) (Options.A, default DefaultA), exchange
-// costs about (P-1)+A and dissemination ceil(lg P)*(A+1) gaps; the cheaper
-// wins, exchange on ties. With A = 4 that is exchange up to P = 16.
+// The algorithms run between nodes, over the team's node ranks; within a
+// node, blocks are copied. Broadcast, scatter and gather use a tree over
+// node ranks relative to the root's node: Binomial (default), Binary or
+// Flat (Options.Tree). Every subtree is a contiguous run of node ranks, so
+// each edge carries one run of blocks in packed order (node rank by node
+// rank, each node's members in rank order), straight from or into the
+// caller's buffer where that is one run of it. Exchange runs P-1 steps in
+// which node rank p sends to (p+i) mod P the blocks its images hold for
+// that node's images. Gather_all uses either the exchange-like pattern or
+// dissemination (round i: p sends to (p+2^i) mod P the blocks of the
+// min(2^i, P-2^i) nodes it holds that the other lacks, no surplus) into a
+// packed buffer, which in a node-major team (images.Team.NodeMajor) is the
+// first member's destination. With A = L/max(o,g) (Options.A, default
+// DefaultA), exchange costs about (P-1)+A and dissemination
+// ceil(lg P)*(A+1) gaps for P nodes; the cheaper wins, exchange on ties.
+// With A = 4 that is exchange up to P = 16.
 //
 // # Computational collectives
 //
 // Reduce, ReduceAll, PrefixReduce and ExclusivePrefixReduce fold an array
-// laid out block-cyclically (Layout) with a function from the table given to
-// Init (package reducefn). Each image's elements form one contiguous local
-// range, and each row of P blocks gives an image at most one run. A
-// commutative function is folded locally to one partial per image; a
-// NonComm one keeps a partial per row. Reduce combines partials up a tree
-// of contiguous subtrees (rooted at rank 0 for NonComm, so rank order is
-// array order); ReduceAll uses recursive doubling, or for large elements
-// whose entry has a Scalar, a reduce-scatter and a gather_all; prefix
-// reductions scan the row partials over images (round k: p sends to p+2^k),
-// prefix the row totals when there is more than one row, finish each run
-// with one callback, and move results to the destination layout when it
-// differs. Every combination order is fixed by team size and layout, so
-// results are bitwise reproducible. Callbacks run only inside gocoll calls
-// made by the application's goroutines.
+// laid out block-cyclically over the team's images (Layout) with a function
+// from the table given to Init (package reducefn). Each image's elements
+// form one contiguous local range, and each row of P blocks gives an image
+// at most one run. A commutative function is folded locally to one partial
+// per node (its images in rank order); a NonComm one keeps a partial per
+// row, which in a node-major team covers consecutive elements. Reduce
+// combines node partials up a tree of contiguous subtrees of node ranks
+// (rooted at node rank 0 for NonComm, so rank order is array order);
+// ReduceAll uses recursive doubling, or for large elements whose entry has
+// a Scalar, a reduce-scatter and a gather_all; prefix reductions scan the
+// row partials over node ranks (round k: p sends to p+2^k), prefix the row
+// totals when there is more than one row, finish each image's runs with one
+// callback per run, and move results to the destination layout when it
+// differs. Where a team is not node-major, non-commutative reductions and
+// prefix reductions gather every image's row partials on every node
+// instead (gatheredSched in prefix.go). Every combination order is fixed by
+// the images table, team and layout, so results are bitwise reproducible;
+// integer results equal those of one image per node. Callbacks run only
+// inside gocoll calls made by the application's goroutines.
 //
 // # Cost of a call
 //
@@ -71,15 +131,19 @@
 // iterative code) reuses its cached schedule and allocates nothing; a
 // transfer that its conduit completes as it starts (a send, or a receive
 // whose message has arrived) needs no poll. An initiation polls the conduit
-// only when other collectives are live or its own is not yet done.
+// only when other collectives are live or its own is not yet done. With
+// AllThreads, the images that arrive before the last take no lock of the
+// engine: their handles find the operation once the last started it.
 //
 // # Progress
 //
-// Progress is made inside initiation, Try, Wait, Poll and Barrier; no
-// collective needs anything from another node beyond its own initiation and
-// polling. A node whose handles are synced may still be needed to forward
-// data or finish relaxed (OUT_NOSYNC) sends, so it must keep calling gocoll
-// (end with a Barrier) before it stops. Waits spin; between polls they tell
-// a conduit that implements Idler, which may yield the processor when
-// processes outnumber processors.
+// Progress is made inside initiation, Try, Wait, Poll and Barrier, by
+// whichever of the node's goroutines is in the engine; no collective needs
+// anything from another node beyond its own initiation and polling. A node
+// whose handles are synced may still be needed to forward data or finish
+// relaxed (OUT_NOSYNC) sends, so it must keep calling gocoll (end with a
+// Barrier) before it stops. Waits spin; between polls they tell a conduit
+// that implements Idler, which may yield the processor when processes
+// outnumber processors, and where several goroutines of the node use the
+// engine they yield to each other.
 package coll

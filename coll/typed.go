@@ -106,3 +106,90 @@ func ExchangeOf[T any](im *Image, t *images.Team, dst, src []T, count int, f gsy
 func ExchangeOfNB[T any](im *Image, t *images.Team, dst, src []T, count int, f gsync.Flags) (gsync.Handle, error) {
 	return typed(dst, src, count, func(d, s []byte, n int) (gsync.Handle, error) { return im.ExchangeNB(t, d, s, n, f) })
 }
+
+// rawList is the byte view of every slice of l (nil stays nil).
+func rawList[T any](l [][]T) ([][]byte, int, error) {
+	_, size, err := raw[T](nil)
+	if err != nil || l == nil {
+		return nil, size, err
+	}
+	out := make([][]byte, len(l))
+	for i, s := range l {
+		out[i], _, _ = raw(s)
+	}
+	return out, size, nil
+}
+
+// typedM converts the lists and single arguments of an m form and calls
+// the byte-level collective.
+func typedM[T any](dsts [][]T, dst []T, srcs [][]T, src []T, count int,
+	call func(dsts [][]byte, dst []byte, srcs [][]byte, src []byte, nbytes int) (gsync.Handle, error)) (gsync.Handle, error) {
+	dl, size, err := rawList(dsts)
+	if err != nil {
+		return gsync.Handle{}, err
+	}
+	sl, _, _ := rawList(srcs)
+	d, _, _ := raw(dst)
+	s, _, _ := raw(src)
+	return call(dl, d, sl, s, count*size)
+}
+
+// BroadcastMOf is BroadcastM of count elements.
+func BroadcastMOf[T any](im *Image, t *images.Team, dsts [][]T, root int, src []T, count int, f gsync.Flags) error {
+	return wait(BroadcastMOfNB(im, t, dsts, root, src, count, f))
+}
+
+// BroadcastMOfNB is BroadcastMNB of count elements.
+func BroadcastMOfNB[T any](im *Image, t *images.Team, dsts [][]T, root int, src []T, count int, f gsync.Flags) (gsync.Handle, error) {
+	return typedM(dsts, nil, nil, src, count, func(dl [][]byte, _ []byte, _ [][]byte, s []byte, n int) (gsync.Handle, error) {
+		return im.BroadcastMNB(t, dl, root, s, n, f)
+	})
+}
+
+// ScatterMOf is ScatterM of count elements per image.
+func ScatterMOf[T any](im *Image, t *images.Team, dsts [][]T, root int, src []T, count int, f gsync.Flags) error {
+	return wait(ScatterMOfNB(im, t, dsts, root, src, count, f))
+}
+
+// ScatterMOfNB is ScatterMNB of count elements per image.
+func ScatterMOfNB[T any](im *Image, t *images.Team, dsts [][]T, root int, src []T, count int, f gsync.Flags) (gsync.Handle, error) {
+	return typedM(dsts, nil, nil, src, count, func(dl [][]byte, _ []byte, _ [][]byte, s []byte, n int) (gsync.Handle, error) {
+		return im.ScatterMNB(t, dl, root, s, n, f)
+	})
+}
+
+// GatherMOf is GatherM of count elements per image.
+func GatherMOf[T any](im *Image, t *images.Team, root int, dst []T, srcs [][]T, count int, f gsync.Flags) error {
+	return wait(GatherMOfNB(im, t, root, dst, srcs, count, f))
+}
+
+// GatherMOfNB is GatherMNB of count elements per image.
+func GatherMOfNB[T any](im *Image, t *images.Team, root int, dst []T, srcs [][]T, count int, f gsync.Flags) (gsync.Handle, error) {
+	return typedM(nil, dst, srcs, nil, count, func(_ [][]byte, d []byte, sl [][]byte, _ []byte, n int) (gsync.Handle, error) {
+		return im.GatherMNB(t, root, d, sl, n, f)
+	})
+}
+
+// GatherAllMOf is GatherAllM of count elements per image.
+func GatherAllMOf[T any](im *Image, t *images.Team, dsts, srcs [][]T, count int, f gsync.Flags) error {
+	return wait(GatherAllMOfNB(im, t, dsts, srcs, count, f))
+}
+
+// GatherAllMOfNB is GatherAllMNB of count elements per image.
+func GatherAllMOfNB[T any](im *Image, t *images.Team, dsts, srcs [][]T, count int, f gsync.Flags) (gsync.Handle, error) {
+	return typedM(dsts, nil, srcs, nil, count, func(dl [][]byte, _ []byte, sl [][]byte, _ []byte, n int) (gsync.Handle, error) {
+		return im.GatherAllMNB(t, dl, sl, n, f)
+	})
+}
+
+// ExchangeMOf is ExchangeM of count elements per block.
+func ExchangeMOf[T any](im *Image, t *images.Team, dsts, srcs [][]T, count int, f gsync.Flags) error {
+	return wait(ExchangeMOfNB(im, t, dsts, srcs, count, f))
+}
+
+// ExchangeMOfNB is ExchangeMNB of count elements per block.
+func ExchangeMOfNB[T any](im *Image, t *images.Team, dsts, srcs [][]T, count int, f gsync.Flags) (gsync.Handle, error) {
+	return typedM(dsts, nil, srcs, nil, count, func(dl [][]byte, _ []byte, sl [][]byte, _ []byte, n int) (gsync.Handle, error) {
+		return im.ExchangeMNB(t, dl, sl, n, f)
+	})
+}

@@ -82,3 +82,105 @@ func TestTypedLayer(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTypedMForms: the typed m forms by a representative of each node of
+// [2, 1, 3] images.
+func TestTypedMForms(t *testing.T) {
+	per := []int{2, 1, 3}
+	const P = 6
+	err := colltest.RunImages(per, colltest.Options{MaxDelay: 20 * time.Microsecond}, coll.Options{}, nil, time.Minute, func(im *coll.Image, nd *colltest.Node) (err error) {
+		tb, tm := im.Table(), im.TeamAll()
+		first, T := tb.First(im.Node()), tb.On(im.Node())
+		f := gsync.InMySync | gsync.OutMySync | gsync.Local
+		nd.Rendezvous("rep", T)
+		if im.ImageNum() != first {
+			nd.Rendezvous("rep", T)
+			return im.Barrier(tm) // a node keeps calling gocoll while its peers may need it
+		}
+		defer func() {
+			nd.Rendezvous("rep", T)
+			if err == nil {
+				err = im.Barrier(tm)
+			}
+		}()
+		list := func(n int) [][]particle {
+			l := make([][]particle, T)
+			for k := range l {
+				l[k] = make([]particle, n)
+			}
+			return l
+		}
+		// broadcast from image 4 (node 2)
+		dsts := list(1)
+		var src []particle
+		if first <= 4 && 4 < first+T {
+			src = []particle{{1, 2, 3, 4}}
+		}
+		if err := coll.BroadcastMOf(im, tm, dsts, 4, src, 1, f); err != nil {
+			return err
+		}
+		for k := range dsts {
+			if dsts[k][0] != (particle{1, 2, 3, 4}) {
+				return fmt.Errorf("broadcast to image %d: %v", first+k, dsts[k])
+			}
+		}
+		// gather_all and exchange of int64
+		srcs, all := make([][]int64, T), make([][]int64, T)
+		xs, xd := make([][]int64, T), make([][]int64, T)
+		for k := range srcs {
+			me := int64(first + k)
+			srcs[k], all[k] = []int64{me, -me}, make([]int64, 2*P)
+			xs[k], xd[k] = make([]int64, P), make([]int64, P)
+			for q := range P {
+				xs[k][q] = me*100 + int64(q)
+			}
+		}
+		if err := coll.GatherAllMOf(im, tm, all, srcs, 2, f); err != nil {
+			return err
+		}
+		if err := coll.ExchangeMOf(im, tm, xd, xs, 1, f); err != nil {
+			return err
+		}
+		for k := range all {
+			for q := range P {
+				if all[k][2*q] != int64(q) || all[k][2*q+1] != -int64(q) || xd[k][q] != int64(q*100+first+k) {
+					return fmt.Errorf("image %d: gather_all %v exchange %v", first+k, all[k], xd[k])
+				}
+			}
+		}
+		// scatter from image 0, gather to image 5
+		sd := make([][]int32, T)
+		for k := range sd {
+			sd[k] = make([]int32, 1)
+		}
+		var ssrc []int32
+		if first == 0 {
+			ssrc = []int32{10, 11, 12, 13, 14, 15}
+		}
+		if err := coll.ScatterMOf(im, tm, sd, 0, ssrc, 1, f); err != nil {
+			return err
+		}
+		var gdst []int32
+		if first+T == P {
+			gdst = make([]int32, P)
+		}
+		if err := coll.GatherMOf(im, tm, P-1, gdst, sd, 1, f); err != nil {
+			return err
+		}
+		for k := range sd {
+			if sd[k][0] != int32(10+first+k) {
+				return fmt.Errorf("scatter to image %d: %v", first+k, sd[k])
+			}
+		}
+		if gdst != nil && fmt.Sprint(gdst) != "[10 11 12 13 14 15]" {
+			return fmt.Errorf("gather: %v", gdst)
+		}
+		if _, err := coll.BroadcastMOfNB(im, tm, [][]*int{{nil}}, 0, nil, 1, f); !errors.Is(err, coll.ErrType) {
+			return fmt.Errorf("pointers: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

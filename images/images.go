@@ -1,5 +1,11 @@
 // Package images says who takes part in gocoll's collectives: nodes (MPI
-// processes), the images on each node in node-major order, and teams.
+// processes), the images on each node in node-major order (Table), and
+// teams (Team): immutable sets of images with rank <-> image maps both ways
+// (O(1) membership), translation to the parent team, and the team's node
+// geometry (node ranks and each node's members) that the collectives run
+// over. SplitMembers computes MPI_Comm_split's grouping. Making a team on
+// the wire (agreeing on its context) is package coll's job; this package
+// does no communication.
 package images
 
 import (

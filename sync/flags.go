@@ -1,6 +1,9 @@
 // Package sync holds the synchronization side of gocoll's collectives: the
 // flags and their validation, handles and the try/wait/all/some calls, and
-// the table of live operations that progress advances.
+// the table of live operations that progress advances (Engine). An
+// operation may have one handle per image of the node (StartShared), and
+// images that join an operation before it starts hold pending handles
+// (Pending) that find it once it does.
 //
 // Its name follows the design's layout; import it under another name
 // (for example `gsync "github.com/gocoll/gocoll/sync"`) beside the standard
