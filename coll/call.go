@@ -68,7 +68,7 @@ func (im *Image) args(a *callArgs, k kind, t *images.Team, root, n int, f gsync.
 	switch {
 	case multi && !a.single && a.threads:
 		a.err = fmt.Errorf("%w: an m form with Local and AllThreads (each caller has one address: use the single-address form)", ErrAddressing)
-	case !multi && !a.threads && im.n.table.Images() > im.n.table.Nodes():
+	case !multi && !a.threads && im.n.multi:
 		a.err = fmt.Errorf("%w: a single-address form without AllThreads where a node has several images (use the m form, or AllThreads)", ErrAddressing)
 	case k < kReduce && n <= 0:
 		a.err = fmt.Errorf("%w: got %d", ErrNBytes, n)
@@ -226,23 +226,26 @@ func crossOverlap(c *call, tn *teamNode) error {
 
 // run initiates the call once its arguments are valid: at once for a
 // representative, or once the node's last member arrived with AllThreads.
-func (im *Image) run(a *callArgs) (gsync.Handle, error) {
-	defer func() { // what the image's lists point to is not the image's to keep alive
-		clear(a.dst)
-		clear(a.src)
-	}()
-	if a.err != nil {
-		return gsync.Handle{}, a.err
+func (im *Image) run(a *callArgs) (h gsync.Handle, err error) {
+	switch {
+	case a.err != nil:
+		err = a.err
+	case a.threads && len(a.dst) > 1:
+		h, err = im.arrive(a)
+	default:
+		c := call{key: a.key, dst: a.dst, src: a.src}
+		if len(c.dst) > 1 {
+			err = crossOverlap(&c, a.tn)
+		}
+		if err == nil {
+			c.key.bufs(&c)
+			h, err = im.n.start(a.tn, &c)
+		}
 	}
-	if a.threads && len(a.dst) > 1 {
-		return im.arrive(a)
-	}
-	c := call{key: a.key, dst: a.dst, src: a.src}
-	if err := crossOverlap(&c, a.tn); err != nil {
-		return gsync.Handle{}, err
-	}
-	c.key.bufs(&c)
-	return im.n.start(a.tn, &c)
+	// What the image's lists point to is not the image's to keep alive.
+	clear(a.dst)
+	clear(a.src)
+	return h, err
 }
 
 // start initiates the schedule of c, cached or built.
@@ -385,7 +388,7 @@ func (r *arrival) Bind(slot uint32) {
 	if op := r.inner.Load(); op != nil {
 		op.bindAs(slot, r.tagBase)
 	}
-	r.tn.unfinished.Add(1)
+	r.tn.count(1)
 }
 
 // Complete implements sync.Op.
@@ -412,7 +415,7 @@ func (r *arrival) Step() error {
 func (r *arrival) noteFinished(op *schedOp) {
 	if !r.finished && op.Finished() {
 		r.finished = true
-		r.tn.unfinished.Add(-1)
+		r.tn.count(-1)
 	}
 }
 
@@ -434,7 +437,7 @@ func (r *arrival) Retire() {
 		op.Retire()
 	}
 	if !r.finished {
-		r.tn.unfinished.Add(-1)
+		r.tn.count(-1)
 	}
 	clear(r.c.dst)
 	clear(r.c.src)

@@ -45,9 +45,10 @@ type node struct {
 	opts  Options
 	eng   *gsync.Engine
 	plans planCache
-	me    int // this node
-	first int // its first image
-	count int // its images
+	me    int  // this node
+	first int  // its first image
+	count int  // its images
+	multi bool // some node hosts several images
 	// contexts: 1<<ctxBits of them (at most 64); bit c of ctxUsed is set
 	// while a team with context c lives on this node (or a creation holds it)
 	ctxBits int
@@ -80,7 +81,8 @@ type teamNode struct {
 	amu     stdsync.Mutex
 	pending []*arrival
 	base    uint64 // call number of pending[0]
-	// lifetime
+	// lifetime (not counted for TeamAll, which lives as long as the node)
+	all        bool
 	unfinished atomic.Int64 // operations started and not finished
 	destroyed  atomic.Int32 // members that destroyed the team
 }
@@ -90,6 +92,14 @@ type teamNode struct {
 func (tn *teamNode) nextTagBase() int {
 	seq := tn.seq.Add(1) - 1
 	return max(tn.ctx, 0)<<(seqBits+subBits) | int(seq&(1<<seqBits-1))<<subBits
+}
+
+// count adds d to the team's unfinished operations, which Destroy waits
+// for; TeamAll is never destroyed and counts none.
+func (tn *teamNode) count(d int64) {
+	if !tn.all {
+		tn.unfinished.Add(d)
+	}
 }
 
 // nodes records the node of every conduit that Init has used.
@@ -164,7 +174,12 @@ func newNode(c Conduit, table *images.Table, fns []reducefn.Entry, opts Options,
 	n := &node{cd: c, table: table, fns: fns, opts: opts, eng: gsync.NewEngine(c.Poll, idle), me: me,
 		first: table.First(me), count: table.On(me), ctxBits: min(ctxBits, 6), ctxUsed: 1, // context 0 is TeamAll's
 		joined: make([]bool, table.On(me)), ready: make(chan struct{}), creating: map[createKey]*creation{}}
+	if n.count > 1 {
+		n.eng.Shared()
+	}
+	n.multi = table.Images() > table.Nodes()
 	n.all = n.newTeamNode(table.All())
+	n.all.all = true
 	return n
 }
 

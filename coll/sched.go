@@ -171,8 +171,8 @@ func (o *schedOp) countXfer(it *item, d int) {
 func (o *schedOp) Bind(slot uint32) {
 	o.slot = slot
 	o.tagBase = o.tn.nextTagBase()
-	o.counting, o.counted = true, false
-	o.tn.unfinished.Add(1)
+	o.counting, o.counted = !o.tn.all, false
+	o.tn.count(1)
 }
 
 // bindAs binds a schedule that runs on behalf of an arrival (call.go),
@@ -187,7 +187,7 @@ func (o *schedOp) bindAs(slot uint32, tagBase int) {
 func (o *schedOp) countFinished(retired bool) {
 	if o.counting && !o.counted && (retired || o.Finished()) {
 		o.counted = true
-		o.tn.unfinished.Add(-1)
+		o.tn.count(-1)
 	}
 }
 

@@ -89,6 +89,7 @@ type Engine struct {
 	// the node's goroutines to arrive: while there are others, waits yield
 	// the processor on every poll (see spinner)
 	waiters, arriving atomic.Int32
+	shared            bool // several goroutines use the engine (Shared)
 }
 
 // Arriving tells the engine that an operation waits for delta more (or,
@@ -106,6 +107,11 @@ func (e *Engine) crowded() bool { return e.waiters.Load() > 1 || e.arriving.Load
 func NewEngine(poll PollFunc, idle func()) *Engine {
 	return &Engine{poll: poll, idle: idle}
 }
+
+// Shared tells the engine that several goroutines (the images of a node)
+// use it, so that their waits count each other and yield (see spinner); an
+// engine used by one goroutine spares that cost. Call it before any use.
+func (e *Engine) Shared() { e.shared = true }
 
 // MaxLive is the most operations that may be live on a node at once.
 const MaxLive = 1<<20 - 1
@@ -151,7 +157,7 @@ func (e *Engine) start(op Op, parts, part int) (Handle, Ticket, error) {
 	e.live++
 	en := &e.slots[slot]
 	en.op, en.err, en.handles, en.parts = op, nil, parts, nil
-	if parts > 1 {
+	if parts > 1 { // one live flag per part
 		if cap(en.partsBuf) < parts {
 			en.partsBuf = make([]bool, parts)
 		}
@@ -369,11 +375,14 @@ func (h Handle) Wait(ctx context.Context) error {
 // waitFor calls try until it reports success or an error, pacing the
 // loop with a spinner that calls idle between tries.
 func waitFor(ctx context.Context, e *Engine, try func() (bool, error)) error {
-	sp := spinner{e: e}
+	var sp spinner
 	if e != nil {
 		sp.idle = e.idle
-		e.waiters.Add(1)
-		defer e.waiters.Add(-1)
+		if e.shared {
+			sp.e = e
+			e.waiters.Add(1)
+			defer e.waiters.Add(-1)
+		}
 	}
 	for {
 		ok, err := try()
