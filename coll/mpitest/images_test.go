@@ -1,6 +1,7 @@
 package mpitest
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -257,3 +258,69 @@ func reduceImages(im *coll.Image, nd *colltest.Node, mu *sync.Mutex, sums map[in
 }
 
 const allMy = gsync.InMySync | gsync.OutMySync | gsync.Local | gsync.AllThreads
+
+// TestOverlappingTeamsMPI: two images per rank as a grid with two columns;
+// every image starts a gather_all on its row and one on its column before
+// syncing either, and the even and odd images broadcast on their own teams
+// at the same time with no order between those two teams.
+func TestOverlappingTeamsMPI(t *testing.T) {
+	np := mpiconduit.World().Size()
+	per := make([]int, np)
+	for i := range per {
+		per[i] = 2
+	}
+	err := runImages(per, coll.Options{}, func(im *coll.Image, _ *colltest.Node) error {
+		all, img := im.TeamAll(), im.ImageNum()
+		row, err := im.Split(all, img/2, img) // a node's two images
+		if err != nil {
+			return err
+		}
+		col, err := im.Split(all, img%2, img) // one image of every node
+		if err != nil {
+			return err
+		}
+		for it := range 100 {
+			rdst, cdst := make([]int64, row.Size()), make([]int64, col.Size())
+			mine := []int64{int64(it*1000 + img)}
+			b := reducefn.Bytes[int64]
+			hr, err := im.GatherAllNB(row, b(rdst), b(mine), 8, allMy)
+			if err != nil {
+				return err
+			}
+			hc, err := im.GatherAllNB(col, b(cdst), b(mine), 8, allMy)
+			if err != nil {
+				return err
+			}
+			bc := []int64{-1}
+			hb, err := im.BroadcastNB(col, b(bc), it%col.Size(), b(mine), 8, allMy)
+			if err != nil {
+				return err
+			}
+			if err := gsync.WaitAll(context.Background(), []gsync.Handle{hb, hc, hr}); err != nil {
+				return err
+			}
+			for r, v := range rdst {
+				if v != int64(it*1000+row.Image(r)) {
+					return fmt.Errorf("it %d row block %d = %d", it, r, v)
+				}
+			}
+			for r, v := range cdst {
+				if v != int64(it*1000+col.Image(r)) {
+					return fmt.Errorf("it %d column block %d = %d", it, r, v)
+				}
+			}
+			if bc[0] != int64(it*1000+col.Image(it%col.Size())) {
+				return fmt.Errorf("it %d column broadcast = %d", it, bc[0])
+			}
+		}
+		for _, tm := range []*images.Team{row, col} {
+			if err := im.Destroy(tm); err != nil {
+				return err
+			}
+		}
+		return im.Barrier(all)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
