@@ -20,6 +20,8 @@ type bench struct {
 	sf, rf   []float64   // np*elems(maxSize) each
 	yield    bool        // yield to the Go scheduler in long timed loops
 	im       *coll.Image // gocoll's collectives, for the gocoll.* rows
+	imgs     *imagesJob  // rank 0's node of np images, for the images-per-node rows
+	status   [1]byte     // the release of the images-per-node rows (measureImages)
 
 	ms0, ms1 runtime.MemStats
 }
@@ -131,29 +133,39 @@ const (
 	vGo = iota
 	vC
 	vAllocs
-	vRanks
+	vGoRanks // ranks whose Go figures count
+	vCRanks  // ranks whose C figures count
 	vLen
 )
 
 // across reduces the per-rank figures to rank 0: min, max and sum (for the
-// average) over the ranks that took part.
-func (b *bench) across(active bool, goUs, cUs, allocs float64) (lo, hi, sum [vLen]float64, err error) {
-	in := [3][vLen]float64{
-		{math.Inf(1), math.Inf(1), math.Inf(1), 0},
-		{math.Inf(-1), math.Inf(-1), math.Inf(-1), 0},
-		{0, 0, 0, 0},
-	}
-	if active {
-		v := [vLen]float64{goUs, cUs, allocs, 1}
-		in = [3][vLen]float64{v, v, v}
+// average) over the ranks that took part, on each side (goIn, cIn).
+func (b *bench) across(goIn, cIn bool, goUs, cUs, allocs float64) (lo, hi, sum [vLen]float64, err error) {
+	v := [vLen]float64{goUs, cUs, allocs, 1, 1}
+	in := [vLen]bool{goIn, cIn, goIn, goIn, cIn}
+	var vals [3][vLen]float64
+	for i := range vLen {
+		vals[0][i], vals[1][i], vals[2][i] = math.Inf(1), math.Inf(-1), 0
+		if in[i] {
+			vals[0][i], vals[1][i], vals[2][i] = v[i], v[i], v[i]
+		}
 	}
 	out := [3]*[vLen]float64{&lo, &hi, &sum}
 	for i, op := range []mpi.Op{mpi.OpMin, mpi.OpMax, mpi.OpSum} {
-		if err := mpi.Reduce(b.comm, in[i][:], out[i][:], op, root); err != nil {
+		if err := mpi.Reduce(b.comm, vals[i][:], out[i][:], op, root); err != nil {
 			return lo, hi, sum, err
 		}
 	}
 	return lo, hi, sum, nil
+}
+
+// measureGo measures e's Go loop on every rank, or for an images-per-node
+// row on rank 0 while the others sleep.
+func (b *bench) measureGo(e entry, size, warmup, iters int) (us, allocs float64, err error) {
+	if e.oneImage != "" {
+		return b.measureImages(e, size, warmup, iters)
+	}
+	return b.measure(e.goLoop, e.drain, size, warmup, iters)
 }
 
 // row measures one entry at one size: cfg.reps pairs of Go loop and C loop,
@@ -162,12 +174,12 @@ func (b *bench) across(active bool, goUs, cUs, allocs float64) (lo, hi, sum [vLe
 // only.
 func (b *bench) row(e entry, size int, cfg config) (row, error) {
 	warmup, iters := cfg.counts(size)
-	r := row{op: e.name, size: size, sized: e.sized, ranks: b.np, iters: iters, warmup: warmup}
+	r := row{op: e.label(b.np), size: size, sized: e.sized, ranks: b.np, iters: iters, warmup: warmup}
 	goUs, cUs, allocs := math.Inf(1), math.Inf(1), 0.0
 	for rep := range max(1, cfg.reps) {
 		for side := range 2 {
 			if (side+rep)%2 == 0 {
-				us, a, err := b.measure(e.goLoop, e.drain, size, warmup, iters)
+				us, a, err := b.measureGo(e, size, warmup, iters)
 				if err != nil {
 					return r, fmt.Errorf("%s, %d bytes, Go loop: %w", e.name, size, err)
 				}
@@ -184,24 +196,38 @@ func (b *bench) row(e entry, size int, cfg config) (row, error) {
 	per := float64(max(1, e.perIter))
 	goUs, cUs, allocs = goUs/per, cUs/per, allocs/per
 	active := e.active == nil || e.active(b.rank)
-	lo, hi, sum, err := b.across(active, goUs, cUs, allocs)
+	// The images-per-node rows' Go side ran on rank 0 alone.
+	goIn := active && (e.oneImage == "" || b.rank == root)
+	lo, hi, sum, err := b.across(goIn, active, goUs, cUs, allocs)
 	if err != nil {
 		return r, fmt.Errorf("%s, %d bytes, reducing the results: %w", e.name, size, err)
 	}
-	if n := sum[vRanks]; n > 0 {
+	if n := sum[vGoRanks]; n > 0 {
 		r.goAvg, r.goMin, r.goMax = sum[vGo]/n, lo[vGo], hi[vGo]
-		r.cAvg, r.cMin, r.cMax = sum[vC]/n, lo[vC], hi[vC]
 		r.allocs = hi[vAllocs]
+	}
+	if n := sum[vCRanks]; n > 0 {
+		r.cAvg, r.cMin, r.cMax = sum[vC]/n, lo[vC], hi[vC]
 	}
 	return r, nil
 }
 
 // run measures every selected operation at every size. Rank 0 writes the
 // table to out and the CSV rows to csv (when not nil) as it goes.
-func run(cfg config, c *mpi.Comm, out, csv io.Writer) error {
+func run(cfg config, c *mpi.Comm, out, csv io.Writer) (err error) {
 	b := newBench(c, cfg.maxSize, cfg.yield)
 	if err := b.initGocoll(); err != nil {
 		return fmt.Errorf("initializing gocoll: %w", err)
+	}
+	if b.rank == root && b.needsImages(cfg) {
+		if b.imgs, err = newImagesJob(b.np, cfg.maxSize, cfg.yield); err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := b.imgs.close(); err == nil && cerr != nil {
+				err = fmt.Errorf("closing the images job: %w", cerr)
+			}
+		}()
 	}
 	t := newTable(out, csv)
 	if b.rank == 0 {
@@ -214,15 +240,21 @@ func run(cfg config, c *mpi.Comm, out, csv io.Writer) error {
 	for _, n := range cfg.ops {
 		selected[n] = true
 	}
+	var rows []row // rank 0's, for the images-per-node table
+	noted := false
 	for _, e := range entries(b) {
 		if !selected[e.name] {
 			continue
 		}
-		if b.np < e.minRanks {
+		if why := b.skip(e, cfg); why != "" {
 			if b.rank == 0 {
-				t.note(fmt.Sprintf("%s skipped: needs %d ranks, running with %d", e.name, e.minRanks, b.np))
+				t.note(e.name + " skipped: " + why)
 			}
 			continue
+		}
+		if e.oneImage != "" && !noted && b.rank == 0 {
+			t.imagesNote(b.np)
+			noted = true
 		}
 		sizes := []int{0}
 		if e.sized {
@@ -234,6 +266,7 @@ func run(cfg config, c *mpi.Comm, out, csv io.Writer) error {
 				return err
 			}
 			if b.rank == 0 {
+				rows = append(rows, r)
 				if err := t.row(r); err != nil {
 					return err
 				}
@@ -241,7 +274,19 @@ func run(cfg config, c *mpi.Comm, out, csv io.Writer) error {
 		}
 	}
 	if b.rank == 0 {
+		t.imagesTable(imagesRatios(entries(b), rows, b.np), b.np)
 		return t.flush()
 	}
 	return nil
+}
+
+// skip says why entry e does not run here, or "" when it runs.
+func (b *bench) skip(e entry, cfg config) string {
+	switch {
+	case b.np < e.minRanks:
+		return fmt.Sprintf("needs %d ranks, running with %d", e.minRanks, b.np)
+	case e.oneImage != "" && cfg.imagesT != 0 && cfg.imagesT != b.np:
+		return fmt.Sprintf("--ops asked for T = %d; T is the rank count, %d here", cfg.imagesT, b.np)
+	}
+	return ""
 }

@@ -43,12 +43,22 @@ func TestRunSmoke(t *testing.T) {
 		}
 		return
 	}
-	sizes := cfg.sizes()                      // 3 48 768 12288 40000
-	want := 1 + (len(opNames())-2)*len(sizes) // Barrier is one row; PingPong below
-	if w.Size() >= 2 {
-		want += len(sizes)
-	} else if !strings.Contains(out.String(), "# PingPong skipped: needs 2 ranks, running with 1") {
-		t.Errorf("no note about PingPong at np 1:\n%s", out.String())
+	sizes := cfg.sizes() // 3 48 768 12288 40000
+	es := entries(&bench{})
+	want := 0 // CSV rows
+	for _, e := range es {
+		switch {
+		case w.Size() < e.minRanks:
+			if note := "# " + e.name + " skipped: needs 2 ranks, running with 1\n"; !strings.Contains(out.String(), note) {
+				t.Errorf("no note %q at np 1:\n%s", note, out.String())
+			}
+		case !e.sized:
+			want++ // Barrier
+		case e.oneImage != "":
+			want += 2 * len(sizes) // and its images-per-node ratio
+		default:
+			want += len(sizes)
+		}
 	}
 	recs, err := csv.NewReader(&csvOut).ReadAll()
 	if err != nil {
@@ -69,15 +79,19 @@ func TestRunSmoke(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range opNames() {
-		if n == "PingPong" && w.Size() < 2 {
+	for _, e := range es {
+		if w.Size() < e.minRanks {
 			continue
 		}
+		n := e.label(w.Size())
 		if !strings.Contains(out.String(), "\n"+n+" ") {
 			t.Errorf("table lacks %s:\n%s", n, out.String())
 		}
-		if want := len(sizes); n != "Barrier" && seen[n] != want {
+		if want := len(sizes); e.sized && seen[n] != want {
 			t.Errorf("%s: %d rows, want %d", n, seen[n], want)
+		}
+		if ratio := n + "/" + e.oneImage; e.oneImage != "" && seen[ratio] != len(sizes) {
+			t.Errorf("%s: %d rows, want %d", ratio, seen[ratio], len(sizes))
 		}
 	}
 	t.Logf("\n%s", out.String())

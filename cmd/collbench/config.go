@@ -33,6 +33,7 @@ type config struct {
 	iters, warmup    int
 	reps             int
 	ops              []string // canonical names, in table order
+	imagesT          int      // T spelled out in --ops (gocoll.T2.Broadcast), 0 when not
 	csv              string
 	yield            bool
 	cpuProfile       string
@@ -72,6 +73,20 @@ size bytes per block (per rank for Gather, Scatter, Allgather, Alltoall).
 Root is rank 0. Nonblocking operations are started and waited for in each
 iteration. Buffers are allocated once and shared by the Go and the C loops.
 allocs/op is Go heap allocations per iteration on the worst rank.
+
+The gocoll.* rows run gocoll's collectives, one image per process, against
+the native collective. The gocoll.Tnp.* rows put T = np images (goroutines)
+on ONE process against those rows' one image on each of np processes, the
+same number of images: rank 0 runs them alone, on a conduit over
+MPI_COMM_SELF, while the other ranks sleep, so their Go min/avg/max are rank
+0's. In Broadcast and ReduceAll every image calls for itself (AllThreads);
+in BroadcastM and ReduceAllM one goroutine calls for the T images. Their C
+side is MPI_Bcast or MPI_Allreduce over the np ranks, as in gocoll.Broadcast
+and gocoll.ReduceAll. They print with T spelled out (gocoll.T2.Broadcast at
+np 2; --ops takes either name) and are skipped at np 1. A last table,
+"images per node", divides each one's Go avg by that of gocoll.Broadcast or
+gocoll.ReduceAll at the same size; the CSV file gets it as rows named A/B,
+with row A's Go figures in the go_* columns and row B's in the c_* columns.
 
 Sizes accept a plain byte count or a binary suffix: 8, 512B, 1K, 64KiB, 1M.
 Iterations apply up to 8 KiB; above, they scale down with the size (at least
@@ -138,7 +153,7 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	if cfg.warmup < 0 {
 		return cfg, fmt.Errorf("--warmup %d: must not be negative", cfg.warmup)
 	}
-	if cfg.ops, err = parseOps(*opsS); err != nil {
+	if cfg.ops, cfg.imagesT, err = parseOps(*opsS); err != nil {
 		return cfg, fmt.Errorf("--ops: %w", err)
 	}
 	return cfg, nil
@@ -228,8 +243,11 @@ func (c config) counts(size int) (warmup, iters int) {
 	return scale(c.warmup, 2), scale(c.iters, minIters)
 }
 
-// parseOps turns the --ops list into canonical names in table order.
-func parseOps(s string) ([]string, error) {
+// parseOps turns the --ops list into canonical names in table order. The
+// images-per-node rows may be named as printed, with T spelled out
+// (gocoll.T2.Broadcast for gocoll.Tnp.Broadcast); t is that T, 0 when none
+// is.
+func parseOps(s string) (ops []string, t int, err error) {
 	names := opNames()
 	want := map[string]bool{}
 	for _, f := range strings.Split(s, ",") {
@@ -238,28 +256,34 @@ func parseOps(s string) ([]string, error) {
 			continue
 		}
 		if strings.EqualFold(f, "all") {
-			return names, nil
+			return names, 0, nil
+		}
+		name := f
+		if alias, ft, ok := imagesAlias(f); ok {
+			if t != 0 && ft != t {
+				return nil, 0, fmt.Errorf("%q asks for T = %d, an earlier name for T = %d", f, ft, t)
+			}
+			name, t = alias, ft
 		}
 		found := false
 		for _, n := range names {
-			if strings.EqualFold(f, n) || strings.EqualFold(strings.ReplaceAll(f, "_", ""), n) {
+			if strings.EqualFold(name, n) || strings.EqualFold(strings.ReplaceAll(name, "_", ""), n) {
 				want[n], found = true, true
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("unknown operation %q (known: %s)", f, strings.Join(names, ", "))
+			return nil, 0, fmt.Errorf("unknown operation %q (known: %s)", f, strings.Join(names, ", "))
 		}
 	}
 	if len(want) == 0 {
-		return nil, errors.New("no operation selected")
+		return nil, 0, errors.New("no operation selected")
 	}
-	var out []string
 	for _, n := range names {
 		if want[n] {
-			out = append(out, n)
+			ops = append(ops, n)
 		}
 	}
-	return out, nil
+	return ops, t, nil
 }
 
 // launcherRank is this process's rank as the launcher tells it before MPI

@@ -73,25 +73,45 @@ func TestCounts(t *testing.T) {
 
 func TestParseOps(t *testing.T) {
 	all := opNames()
-	if len(all) != 27 || all[0] != "PingPong" || all[1] != "Barrier" || all[14] != "gocoll.Broadcast" {
+	if len(all) != 31 || all[0] != "PingPong" || all[1] != "Barrier" || all[14] != "gocoll.Broadcast" || all[27] != "gocoll.Tnp.Broadcast" {
 		t.Fatalf("opNames() = %v", all)
 	}
-	for in, want := range map[string][]string{
-		"all":              all,
-		"ALL":              all,
-		"allreduce,bcast":  {"Bcast", "Allreduce"},
-		" Bcast , bcast ,": {"Bcast"},
-		"reduce_scatter_block,ReduceScatterBlock": {"ReduceScatterBlock"},
-		"pingpong,iallreduce":                     {"PingPong", "Iallreduce"},
-		"GOCOLL.exchange,gocoll.gatherallnb":      {"gocoll.Exchange", "gocoll.GatherAllNB"},
+	tnp := func(ops ...string) []string {
+		for i, o := range ops {
+			ops[i] = imagesPrefix + o
+		}
+		return ops
+	}
+	for _, c := range []struct {
+		in   string
+		want []string
+		t    int
+	}{
+		{"all", all, 0},
+		{"ALL", all, 0},
+		{"allreduce,bcast", []string{"Bcast", "Allreduce"}, 0},
+		{" Bcast , bcast ,", []string{"Bcast"}, 0},
+		{"reduce_scatter_block,ReduceScatterBlock", []string{"ReduceScatterBlock"}, 0},
+		{"pingpong,iallreduce", []string{"PingPong", "Iallreduce"}, 0},
+		{"GOCOLL.exchange,gocoll.gatherallnb", []string{"gocoll.Exchange", "gocoll.GatherAllNB"}, 0},
+		{"gocoll.tnp.reduceallm,gocoll.TNP.Broadcast", tnp("Broadcast", "ReduceAllM"), 0},
+		// As printed, T spelled out: the same rows, and T is kept.
+		{"gocoll.t2.broadcastm,GOCOLL.T2.REDUCEALL,gocoll.Broadcast", append([]string{"gocoll.Broadcast"}, tnp("BroadcastM", "ReduceAll")...), 2},
+		{"gocoll.T4.Broadcast,gocoll.Tnp.Broadcast", tnp("Broadcast"), 4},
+		{"gocoll.T12.reduce_all", tnp("ReduceAll"), 12},
 	} {
-		got, err := parseOps(in)
-		if err != nil || !reflect.DeepEqual(got, want) {
-			t.Errorf("parseOps(%q) = %v, %v; want %v", in, got, err, want)
+		got, gotT, err := parseOps(c.in)
+		if err != nil || !reflect.DeepEqual(got, c.want) || gotT != c.t {
+			t.Errorf("parseOps(%q) = %v, T %d, %v; want %v, T %d", c.in, got, gotT, err, c.want, c.t)
 		}
 	}
-	for _, in := range []string{"", ",", "bcastt", "bcast,nope"} {
-		if got, err := parseOps(in); err == nil {
+	for _, in := range []string{
+		"", ",", "bcastt", "bcast,nope",
+		"gocoll.T2.Broadcast,gocoll.T3.ReduceAll", // two T's
+		"gocoll.T2.Nope", "gocoll.T.Broadcast", "gocoll.T0.Broadcast", "gocoll.T+2.Broadcast", "gocoll.T-2.Broadcast",
+		"gocoll.T2", "gocoll.T2.", "gocoll.Tx.Broadcast", "gocoll.T2.Scatter",
+	} {
+		if got, _, err := parseOps(in); err == nil {
 			t.Errorf("parseOps(%q) = %v, want an error", in, got)
 		}
 	}
@@ -148,7 +168,11 @@ func TestHelpAndExitCodes(t *testing.T) {
 	if n := strings.Count(help, "collbench times MPI"); n != 1 {
 		t.Errorf("--help printed the usage %d times", n)
 	}
-	for _, want := range []string{"mpirun", "--bind-to none", "-min-size", "-max-size", "-iters", "-warmup", "-ops", "-csv", "ReduceScatterBlock"} {
+	for _, want := range []string{
+		"mpirun", "--bind-to none", "-min-size", "-max-size", "-iters", "-warmup", "-ops", "-csv", "ReduceScatterBlock",
+		// the images-per-node rows: listed, and what T is and who measures
+		"gocoll.Tnp.Broadcast", "gocoll.Tnp.ReduceAllM", "T = np images", "rank 0 runs them alone", "\"images per node\"",
+	} {
 		if !strings.Contains(help, want) {
 			t.Errorf("--help output lacks %q:\n%s", want, help)
 		}

@@ -26,6 +26,10 @@ type entry struct {
 	// drain, when set, runs after the Go loop's warm-up and timed loop,
 	// outside the timed region (gocoll's collectives need it; see drain).
 	drain func() error
+	// oneImage is set on the images-per-node rows (imagesjob.go): the
+	// gocoll row of one image per process they are compared with. Their Go
+	// side runs on rank 0 alone (measureImages).
+	oneImage string
 }
 
 // entries is the table of measured operations, in output order. b may be a
@@ -47,7 +51,7 @@ func entries(b *bench) []entry {
 		{name: "ReduceScatterBlock", sized: true, goLoop: b.goReduceScatterBlock, cLoop: b.cReduceScatterBlock},
 		{name: "Ibcast", sized: true, goLoop: b.goIbcast, cLoop: b.cIbcast},
 		{name: "Iallreduce", sized: true, goLoop: b.goIallreduce, cLoop: b.cIallreduce},
-	}, gocollEntries(b)...)
+	}, append(gocollEntries(b), imagesEntries(b)...)...)
 }
 
 // opNames are the names of the entries, in table order.

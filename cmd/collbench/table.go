@@ -57,7 +57,8 @@ var csvHeader = []string{
 	"ratio_go_c", "go_allocs_per_op",
 }
 
-const rowFormat = "%-18s %9s %10s %10s %10s %10s %7s %9s\n"
+// The operation column fits gocoll.T2.ReduceAllM.
+const rowFormat = "%-20s %9s %10s %10s %10s %10s %7s %9s\n"
 
 func (t *table) printf(format string, args ...any) {
 	if t.err == nil {
@@ -88,15 +89,48 @@ func (t *table) row(r row) error {
 	}
 	t.printf(rowFormat, r.op, size, us(r.goAvg), us(r.goMin), us(r.goMax), us(r.cAvg),
 		strconv.FormatFloat(r.ratio(), 'f', 2, 64), strconv.FormatFloat(r.allocs, 'f', 2, 64))
-	if t.csv != nil && t.err == nil {
-		f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
-		t.err = t.csv.Write([]string{
-			r.op, strconv.Itoa(r.size), strconv.Itoa(r.ranks), strconv.Itoa(r.iters), strconv.Itoa(r.warmup),
-			f(r.goAvg), f(r.goMin), f(r.goMax), f(r.cAvg), f(r.cMin), f(r.cMax),
-			f(r.ratio()), f(r.allocs),
-		})
-	}
+	t.csvRow(r)
 	return t.err
+}
+
+// csvRow writes r to the CSV file, if any.
+func (t *table) csvRow(r row) {
+	if t.csv == nil || t.err != nil {
+		return
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	t.err = t.csv.Write([]string{
+		r.op, strconv.Itoa(r.size), strconv.Itoa(r.ranks), strconv.Itoa(r.iters), strconv.Itoa(r.warmup),
+		f(r.goAvg), f(r.goMin), f(r.goMax), f(r.cAvg), f(r.cMin), f(r.cMax),
+		f(r.ratio()), f(r.allocs),
+	})
+}
+
+// imagesNote heads the images-per-node rows in the main table: their Go
+// figures are not across ranks.
+func (t *table) imagesNote(np int) {
+	t.note(fmt.Sprintf("%s* rows: T = np = %d images on ONE process (rank 0, conduit over MPI_COMM_SELF) while the",
+		imagesLabel(imagesPrefix, np), np))
+	t.note(fmt.Sprintf("other ranks sleep: Go avg/min/max are rank 0's alone; C is native MPI over %d ranks, avg across ranks", np))
+}
+
+const ratioFormat = "%-38s %9s %10s %10s %7s\n"
+
+// imagesTable ends the output with the images-per-node ratios (rows made
+// by imagesRatios), when there are any; they go to the CSV file too, after
+// the main rows, named A/B, with row A's Go figures in the go columns and
+// row B's in the c columns.
+func (t *table) imagesTable(rs []row, np int) {
+	if len(rs) == 0 {
+		return
+	}
+	t.printf("#\n# images per node, T = np = %d: gocoll with T images on one process (rank 0) over gocoll with\n", np)
+	t.printf("# one image on each of %d processes; ratio = Go avg / Go avg of the two rows, same run (< 1: one process is faster)\n", np)
+	t.printf(ratioFormat, "# Rows", "Size(B)", "T images", "1 image", "ratio")
+	for _, r := range rs {
+		t.printf(ratioFormat, r.op, strconv.Itoa(r.size), us(r.goAvg), us(r.cAvg), strconv.FormatFloat(r.ratio(), 'f', 2, 64))
+		t.csvRow(r)
+	}
 }
 
 // flush ends the table and writes out buffered CSV rows.
