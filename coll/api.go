@@ -331,7 +331,7 @@ func (n *node) build(g geom, c *call) []round {
 }
 
 func wait(h gsync.Handle, err error) error {
-	if err != nil {
+	if err != nil || !h.Valid() { // completed during initiation: nothing to wait for
 		return err
 	}
 	return h.Wait(context.Background())

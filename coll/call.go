@@ -32,7 +32,10 @@ type call struct {
 
 // callArgs validates an initiation; the first problem found is kept.
 type callArgs struct {
-	key     planKey // the schedule's cache key, filled as arguments are checked
+	// the call as the node runs it: key (the schedule's cache key, filled
+	// as arguments are checked) and each member's buffers (dst, src); with
+	// AllThreads only the caller's entry is set
+	call
 	f       gsync.Flags
 	single  bool // Single addressing
 	threads bool // AllThreads: the caller is one member among the node's
@@ -44,9 +47,7 @@ type callArgs struct {
 	isRoot  bool
 	n       int // block size of the data-movement collectives
 	es      int // element size of the computational ones
-	// each member's buffers; with AllThreads only [mine] is set
-	dst, src [][]byte
-	err      error
+	err     error
 }
 
 // args starts the validation of an initiation of kind k by im on team t.
@@ -233,18 +234,19 @@ func (im *Image) run(a *callArgs) (h gsync.Handle, err error) {
 	case a.threads && len(a.dst) > 1:
 		h, err = im.arrive(a)
 	default:
-		c := call{key: a.key, dst: a.dst, src: a.src}
+		c := &a.call
 		if len(c.dst) > 1 {
-			err = crossOverlap(&c, a.tn)
+			err = crossOverlap(c, a.tn)
 		}
 		if err == nil {
-			c.key.bufs(&c)
-			h, err = im.n.start(a.tn, &c)
+			c.key.bufs(c)
+			h, err = im.n.start(a.tn, c)
 		}
 	}
-	// What the image's lists point to is not the image's to keep alive.
-	clear(a.dst)
-	clear(a.src)
+	if len(a.dst) > 1 { // what the image's lists point to is not its to keep alive
+		clear(a.dst)
+		clear(a.src)
+	}
 	return h, err
 }
 
@@ -283,7 +285,6 @@ type arrival struct {
 	tn       *teamNode
 	c        call
 	arrived  int
-	tk       gsync.Ticket
 	inner    atomic.Pointer[schedOp]
 	err      atomic.Pointer[error] // the members disagree (set by arrivals, read by the engine)
 	slot     uint32
@@ -291,10 +292,9 @@ type arrival struct {
 	finished bool // counted as finished in tn.unfinished
 	// What waiting members read, on a cache line of its own: they poll
 	// it while the last member fills the fields above.
-	_       [64]byte
-	started atomic.Bool   // StartShared returned: tk is set
-	gen     atomic.Uint32 // uses of the record so far (see Ticket)
-	_       [56]byte
+	_    [64]byte
+	pend gsync.Pending
+	_    [48]byte
 }
 
 var arrivals stdsync.Pool
@@ -328,11 +328,11 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 		tn.pending = tn.pending[:n]
 		tn.base++
 	}
-	gen := rec.gen.Load()
+	gen := rec.pend.Gen()
 	tn.amu.Unlock()
 	eng := tn.n.eng
 	if !last {
-		return eng.PendingHandle(rec, gen, a.mine), nil
+		return eng.PendingHandle(&rec.pend, gen, a.mine), nil
 	}
 	// The last to arrive builds the schedule and starts it; the others'
 	// handles find it through the record.
@@ -347,8 +347,7 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 		}
 	}
 	h, tk, err := eng.StartShared(rec, len(tn.mem), a.mine)
-	rec.tk = tk
-	rec.started.Store(true)
+	rec.pend.Start(tk)
 	eng.Arriving(-1)
 	return h, err
 }
@@ -359,8 +358,8 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 		rec = &arrival{}
 	}
 	rec.tn, rec.arrived, rec.finished = tn, 0, false
+	rec.pend.Attach(tn.n.eng)
 	rec.err.Store(nil)
-	rec.started.Store(false)
 	rec.c.key = key
 	if cap(rec.c.dst) < members {
 		rec.c.dst, rec.c.src = make([][]byte, members), make([][]byte, members)
@@ -370,17 +369,6 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 }
 
 func (r *arrival) fail(err error) { r.err.Store(&err) }
-
-// Ticket implements sync.Pending.
-func (r *arrival) Ticket(gen uint32) (gsync.Ticket, bool, bool) {
-	if r.gen.Load() != gen {
-		return gsync.Ticket{}, false, true
-	}
-	if !r.started.Load() {
-		return gsync.Ticket{}, false, false
-	}
-	return r.tk, true, false
-}
 
 // Bind implements sync.Op; the arrival took its sequence number when made.
 func (r *arrival) Bind(slot uint32) {
@@ -442,6 +430,6 @@ func (r *arrival) Retire() {
 	clear(r.c.dst)
 	clear(r.c.src)
 	r.tn = nil
-	r.gen.Add(1) // handles of this use are dead
+	r.pend.Reuse() // handles of this use are dead
 	arrivals.Put(r)
 }

@@ -20,7 +20,7 @@ func prefixSched(g geom, t Tree, rd reducer, sd, dd dist, dst, src [][]byte, exc
 	// element in every row, so that a single element is used where it lies.
 	sh := shape{rows: rows, es: es, dense: rows == 1 && everyNodeHolds(g, sd, 1)}
 	runs := memberRuns(g, sd)
-	own, fill := rd.ownPartials(g, sh, sd, src)
+	own, fill, _ := rd.ownPartials(g, sh, sd, src, nil)
 	cur := round{copies: fill}
 	var rs []round
 
@@ -286,12 +286,13 @@ func gatheredSched(g geom, algo GatherAllAlgo, t Tree, rd reducer, sd dist, dst,
 	pk := g.buf(g.t.Size() * vb)
 	runs := memberRuns(g, sd)
 	owns := make([][]byte, len(g.mem))
-	tmp := make([]byte, 2*es)
+	tmp := g.buf(3 * es)
 	var locals []copyOp
 	for k := range g.mem {
 		owns[k] = gg.block(pk, po[g.me]+k) // computed in place: the gather's own copy is then none
 		v := partials{buf: owns[k], rows: rows, es: es}
-		locals = append(locals, compute(true, false, func() { rd.local(v, runs[k:k+1], src[k:k+1], tmp) }))
+		segs := segments(rows, runs[k:k+1], src[k:k+1], es)
+		locals = append(locals, compute(true, false, func() { rd.local(v, segs, tmp) }))
 	}
 	rs := gatherAllRounds(gg, algo, pk, false, po, owns)
 	rs[0].copies = append(locals, rs[0].copies...)

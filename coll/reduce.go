@@ -89,53 +89,73 @@ func (rd reducer) combineInto(out, a, b partials) {
 	}
 }
 
-// local sets v to a node's contribution from its members' runs (runs[k]
-// are member k's, found when the schedule is built, src[k] its local
-// array): with rows == 1 the fold of all their elements (commutative
-// operators, or a single row), else one fold per row. Members are folded in
-// rank order; where their runs share a row they are consecutive in the array
-// (non-commutative operators need a node-major team, see nodeMajorNeeded).
-// tmp holds two elements.
-func (rd reducer) local(v partials, runs [][]elemRun, src [][]byte, tmp []byte) {
+// local sets v to a node's contribution from its members' segments:
+// segs[r] are row r's element ranges, in member (so array) order, each a
+// member's run or, with rows == 1, a member's whole local range (a
+// commutative operator, or a single row). Members are folded in rank
+// order; where their runs share a row they are consecutive in the array
+// (non-commutative operators need a node-major team, see build). tmp holds
+// three elements.
+func (rd reducer) local(v partials, segs [][][]byte, tmp []byte) {
 	for r := 0; r < v.rows; r++ {
-		v.mark(r, false)
-	}
-	var started []bool // rows already holding a fold, when dense (no presence bytes)
-	if v.dense {
-		started = make([]bool, v.rows)
-	}
-	has := func(r int) bool {
-		if started != nil {
-			return started[r]
+		if len(segs[r]) == 0 {
+			v.mark(r, false)
+			continue
 		}
-		return v.has(r)
-	}
-	add := func(r int, seg []byte) {
-		if !has(r) {
-			rd.fold(v.elem(r), seg)
-		} else {
-			rd.fold(tmp[:rd.es], seg)
-			rd.fn(tmp[rd.es:], v.elem(r), tmp[:rd.es], rd.es, rd.flags, rd.arg)
-			copy(v.elem(r), tmp[rd.es:])
-		}
+		rd.foldSegs(v.elem(r), segs[r], tmp)
 		v.mark(r, true)
-		if started != nil {
-			started[r] = true
-		}
 	}
+}
+
+// foldSegs sets out to the left-to-right fold of every element of segs
+// (one or more ranges of elements) with as few passes over the data as the
+// callback's shape allows: a one-element range is an operand as it lies,
+// a longer one is folded once, and each combination writes a new buffer,
+// the last one out. tmp holds three elements.
+func (rd reducer) foldSegs(out []byte, segs [][]byte, tmp []byte) {
+	es := rd.es
+	if len(segs) == 1 {
+		rd.fold(out, segs[0])
+		return
+	}
+	value := func(seg, scratch []byte) []byte {
+		if len(seg) == es {
+			return seg
+		}
+		rd.fold(scratch, seg)
+		return scratch
+	}
+	first, right, alt := tmp[:es], tmp[es:2*es], tmp[2*es:3*es]
+	acc := value(segs[0], first)
+	n := len(segs)
+	for i := 1; i < n; i++ {
+		target := alt // alternate so that the last combination writes out
+		if (n-1-i)%2 == 0 {
+			target = out
+		}
+		rd.fn(target, acc, value(segs[i], right), es, rd.flags, rd.arg)
+		acc = target
+	}
+}
+
+// segments are this node's element ranges per row (see local): rows
+// entries, from its members' runs and local arrays.
+func segments(rows int, runs [][]elemRun, src [][]byte, es int) [][][]byte {
+	segs := make([][][]byte, rows)
 	for k, rs := range runs {
 		if len(rs) == 0 {
 			continue
 		}
-		if v.rows == 1 { // a member's elements are one contiguous local range
+		if rows == 1 { // a member's elements are one contiguous local range
 			first, last := rs[0], rs[len(rs)-1]
-			add(0, src[k][first.local*rd.es:(last.local+last.n)*rd.es])
+			segs[0] = append(segs[0], src[k][first.local*es:(last.local+last.n)*es])
 			continue
 		}
 		for _, run := range rs {
-			add(run.row, src[k][run.local*rd.es:(run.local+run.n)*rd.es])
+			segs[run.row] = append(segs[run.row], src[k][run.local*es:(run.local+run.n)*es])
 		}
 	}
+	return segs
 }
 
 // total sets res to the fold of v's present rows in row order; it reports
@@ -212,16 +232,22 @@ func everyNodeHolds(g geom, d dist, rows int) bool {
 }
 
 // ownPartials is this node's contribution: its single element where it
-// lies when the node has just one (dense), else a buffer that compute fills.
-func (rd reducer) ownPartials(g geom, sh shape, d dist, src [][]byte) (partials, []copyOp) {
+// lies when it has just one (dense), else a buffer that compute fills: into
+// (then used reports it) when given, with one row and every node holding an
+// element, else an internal one.
+func (rd reducer) ownPartials(g geom, sh shape, d dist, src [][]byte, into []byte) (own partials, fill []copyOp, used bool) {
 	runs := memberRuns(g, d)
 	if sh.dense && sh.rows == 1 && len(runs) == 1 && len(runs[0]) == 1 && runs[0][0].n == 1 {
 		run := runs[0][0]
-		return sh.over(src[0][run.local*rd.es : (run.local+1)*rd.es]), nil
+		return sh.over(src[0][run.local*rd.es : (run.local+1)*rd.es]), nil, false
 	}
-	own := sh.new(g)
-	tmp := make([]byte, 2*rd.es)
-	return own, []copyOp{compute(true, false, func() { rd.local(own, runs, src, tmp) })}
+	used = into != nil && sh.dense && sh.rows == 1
+	own = sh.new(g)
+	if used {
+		own = sh.over(into[:rd.es])
+	}
+	segs, tmp := segments(sh.rows, runs, src, rd.es), g.buf(3*rd.es)
+	return own, []copyOp{compute(true, used, func() { rd.local(own, segs, tmp) })}, used
 }
 
 // reduceSched reduces to team rank dstImg, whose destination dst is on
@@ -239,8 +265,15 @@ func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst []byte, src
 		root = 0
 	}
 	pos := t.locate(g.P, g.rel(root))
-	own, fill := rd.ownPartials(g, sh, d, src)
+	var into []byte // one node: the result is the node's own fold
+	if g.P == 1 {
+		into = dst
+	}
+	own, fill, inDst := rd.ownPartials(g, sh, d, src, into)
 	r0 := round{copies: fill}
+	if inDst {
+		return []round{r0}
+	}
 	kids := make([]partials, len(pos.children))
 	for i, c := range pos.children {
 		kids[i] = sh.new(g)
@@ -329,8 +362,15 @@ func recursiveDoublingSched(g geom, rd reducer, d dist, dst []byte, src [][]byte
 	}
 	rem := g.P - P2
 	me := g.me
-	own, fill := rd.ownPartials(g, sh, d, src)
+	var into []byte // one node: the result is the node's own fold
+	if g.P == 1 {
+		into = dst
+	}
+	own, fill, inDst := rd.ownPartials(g, sh, d, src, into)
 	cur := round{copies: fill}
+	if inDst {
+		return []round{cur}
+	}
 	if me < 2*rem && me%2 == 0 { // hands its partials to me+1, gets the result back
 		cur.sends = append(cur.sends, xfer{g.node(me + 1), 0, own.buf, false})
 		final := sh.new(g)
@@ -392,7 +432,7 @@ func reduceScatterGatherSched(g geom, rd reducer, d dist, dst []byte, src [][]by
 	me := g.me
 	// own is the node's partial; a single local element is used in place.
 	sh := shape{rows: 1, es: rd.es, dense: true}
-	v, r0copies := rd.ownPartials(g, sh, d, src)
+	v, r0copies, _ := rd.ownPartials(g, sh, d, src, nil)
 	own := v.elem(0)
 	r0 := round{copies: r0copies}
 	myLo, myHi := chunk(me)

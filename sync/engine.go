@@ -9,6 +9,7 @@ import (
 	stdsync "sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Errors of handles and the engine; test with errors.Is.
@@ -122,29 +123,43 @@ const MaxLive = 1<<20 - 1
 // only live operation and needs nothing more to sync: a blocking
 // collective whose transfers all completed as they started costs no poll.
 func (e *Engine) Start(op Op) (Handle, error) {
-	h, _, err := e.start(op, 1, 0)
-	return h, err
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	slot, err := e.enter(op, 1)
+	if err != nil {
+		return Handle{}, err
+	}
+	return e.handOut(slot, 0)
 }
 
-// Ticket names an operation started with StartShared, for Join.
+// Ticket names an operation started with StartShared.
 type Ticket struct {
 	slot, gen uint32
 }
 
 // StartShared is Start for an operation with one handle per part (the
 // images of a node that each call a collective with AllThreads): it
-// returns part's handle and a ticket with which the other parts Join. The
-// operation stays in the table until every part's handle is synced; an error
-// of its first Step is kept for every part to see.
+// returns part's handle and a ticket that leads the other parts to it (see
+// Pending). The operation stays in the table until every part's handle is
+// synced; an error of its first Step is kept for every part to see.
 func (e *Engine) StartShared(op Op, parts, part int) (Handle, Ticket, error) {
-	return e.start(op, parts, part)
-}
-
-func (e *Engine) start(op Op, parts, part int) (Handle, Ticket, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	slot, err := e.enter(op, parts)
+	if err != nil {
+		return Handle{}, Ticket{}, err
+	}
+	t := Ticket{slot, e.slots[slot].gen}
+	h, err := e.handOut(slot, uint32(part))
+	return h, t, err
+}
+
+// enter takes a slot for op, binds op to it and steps it once. With one
+// part an error of that step gives the slot back; with several it is kept
+// in the slot for every part to see.
+func (e *Engine) enter(op Op, parts int) (uint32, error) {
 	if e.live >= MaxLive {
-		return Handle{}, Ticket{}, fmt.Errorf("%w: %d live", ErrTooMany, e.live)
+		return 0, fmt.Errorf("%w: %d live", ErrTooMany, e.live)
 	}
 	var slot uint32
 	if n := len(e.free); n > 0 {
@@ -166,49 +181,68 @@ func (e *Engine) start(op Op, parts, part int) (Handle, Ticket, error) {
 			en.parts[p] = true
 		}
 	}
-	t := Ticket{slot, en.gen}
 	op.Bind(slot)
 	if err := op.Step(); err != nil {
 		if parts == 1 {
 			e.release(slot)
-			return Handle{}, Ticket{}, err
+			return 0, err
 		}
-		en.err = err
+		e.slots[slot].err = err
 	}
-	h, err := e.handOut(slot, uint32(part))
-	return h, t, err
+	return slot, nil
 }
 
-// Pending is an operation that the parts of a node join before it starts
-// (the images of a node calling a collective with AllThreads: the last to
-// arrive starts it). Ticket reports, for generation gen of the pending
-// record, whether the operation started and under which ticket, or that
-// the generation is gone (the operation ended and the record serves
-// another).
-type Pending interface {
-	Ticket(gen uint32) (t Ticket, started, gone bool)
+// Pending is the record of an operation that the parts of a node join
+// before it starts (the images of a node calling a collective with
+// AllThreads: the last to arrive starts it). Parts that arrived before hold
+// pending handles, which find the operation through the record once Start
+// published its ticket. A record may serve one operation after another:
+// Reuse begins a new generation, and handles of earlier ones are dead. Its
+// zero value is a record in generation 0, not started.
+type Pending struct {
+	started atomic.Bool
+	gen     atomic.Uint32
+	tk      Ticket
+	e       *Engine // set by Attach
+}
+
+// Attach ties the record to engine e, before any of its handles exist.
+func (p *Pending) Attach(e *Engine) { p.e = e }
+
+// Gen is the record's generation.
+func (p *Pending) Gen() uint32 { return p.gen.Load() }
+
+// Start publishes the ticket of the started operation.
+func (p *Pending) Start(t Ticket) {
+	p.tk = t
+	p.started.Store(true)
+}
+
+// Reuse begins the record's next generation, not started.
+func (p *Pending) Reuse() {
+	p.started.Store(false)
+	p.gen.Add(1)
 }
 
 // PendingHandle is part's handle of the operation pending in p's
 // generation gen; it becomes the operation's handle once it starts.
-func (e *Engine) PendingHandle(p Pending, gen uint32, part int) Handle {
-	return Handle{e: e, gen: gen, part: uint32(part), pend: p}
+// The record must be attached to e.
+func (e *Engine) PendingHandle(p *Pending, gen uint32, part int) Handle {
+	return Handle{ref: unsafe.Pointer(p), gen: gen, part: uint32(part) | pendingPart}
 }
 
 // resolve turns a pending handle into the handle of its operation once
 // that started; started is false before.
-func (h Handle) resolve() (r Handle, started bool, err error) {
-	if h.pend == nil {
-		return h, true, nil
-	}
-	t, started, gone := h.pend.Ticket(h.gen)
+func (h *Handle) resolve() (started bool, err error) {
+	p := (*Pending)(h.ref)
 	switch {
-	case gone:
-		return h, false, ErrDeadHandle
-	case !started:
-		return h, false, nil
+	case p.gen.Load() != h.gen:
+		return false, ErrDeadHandle
+	case !p.started.Load():
+		return false, nil
 	}
-	return Handle{e: h.e, slot: t.slot + 1, gen: t.gen, part: h.part}, true, nil
+	*h = Handle{ref: unsafe.Pointer(p.e), slot: p.tk.slot + 1, gen: p.tk.gen, part: h.part &^ pendingPart}
+	return true, nil
 }
 
 // handOut returns part's handle of the operation in slot, polling first
@@ -230,7 +264,7 @@ func (e *Engine) handOut(slot, part uint32) (Handle, error) {
 		}
 		return Handle{}, err
 	}
-	return Handle{e: e, slot: slot + 1, gen: en.gen, part: part}, nil
+	return Handle{ref: unsafe.Pointer(e), slot: slot + 1, gen: en.gen, part: part}, nil
 }
 
 func (e *Engine) release(slot uint32) {
@@ -307,15 +341,30 @@ func (e *Engine) progressLocked() bool {
 // initiation. A handle is dead once synced; syncing it again is an error.
 // Handles are not collective: each node syncs its own, in any order.
 type Handle struct {
-	e    *Engine
+	// the engine, or for a pending handle (part has pendingPart) the
+	// operation's Pending record: one pointer keeps the handle small, and
+	// handles are passed around by value on every call
+	ref  unsafe.Pointer
 	slot uint32 // slot+1; 0 in the invalid handle
 	gen  uint32
-	part uint32  // which image's handle, for operations shared by a node's images
-	pend Pending // the operation has yet to start (see Pending)
+	part uint32 // which image's handle, for operations shared by a node's images
+}
+
+// pendingPart marks a pending handle's part.
+const pendingPart = 1 << 31
+
+func (h Handle) pending() bool { return h.part&pendingPart != 0 }
+
+// engine is the handle's engine.
+func (h Handle) engine() *Engine {
+	if h.pending() {
+		return (*Pending)(h.ref).e
+	}
+	return (*Engine)(h.ref)
 }
 
 // Valid reports whether h is not the invalid handle.
-func (h Handle) Valid() bool { return h.slot != 0 || h.pend != nil }
+func (h Handle) Valid() bool { return h.slot != 0 || h.pending() }
 
 // trySync is Try with the lock held; it releases the handle on success.
 func (e *Engine) trySync(h Handle) (bool, error) {
@@ -344,14 +393,10 @@ func (h Handle) Try() (bool, error) {
 	if !h.Valid() {
 		return true, nil
 	}
-	h, started, err := h.resolve()
-	if err != nil || !started {
-		// Nothing to sync yet; waits make progress for the others now and
-		// then (spinner), not on every try: the lock is what the image that
-		// starts the operation needs.
-		return false, err
+	if h.pending() {
+		return h.tryPending()
 	}
-	e := h.e
+	e := (*Engine)(h.ref)
 	// Another goroutine in the engine (another image of the node) is making
 	// progress for everyone: report "not yet" rather than queue for the
 	// lock. A waiter that queued could be passed over again and again by
@@ -367,9 +412,20 @@ func (h Handle) Try() (bool, error) {
 	return e.trySync(h)
 }
 
+// tryPending is Try of a pending handle.
+func (h Handle) tryPending() (bool, error) {
+	if started, err := h.resolve(); err != nil || !started {
+		// Nothing to sync yet; waits make progress for the others now and
+		// then (spinner), not on every try: the lock is what the image that
+		// starts the operation needs.
+		return false, err
+	}
+	return h.Try()
+}
+
 // Wait makes progress until the sync succeeds, ctx is done, or the operation fails.
 func (h Handle) Wait(ctx context.Context) error {
-	return waitFor(ctx, h.e, h.Try)
+	return waitFor(ctx, h.engine(), h.Try)
 }
 
 // waitFor calls try until it reports success or an error, pacing the
@@ -381,9 +437,16 @@ func waitFor(ctx context.Context, e *Engine, try func() (bool, error)) error {
 		if e.shared {
 			sp.e = e
 			e.waiters.Add(1)
-			defer e.waiters.Add(-1)
+			err := spinUntil(ctx, &sp, try)
+			e.waiters.Add(-1)
+			return err
 		}
 	}
+	return spinUntil(ctx, &sp, try)
+}
+
+// spinUntil is waitFor's loop.
+func spinUntil(ctx context.Context, sp *spinner, try func() (bool, error)) error {
 	for {
 		ok, err := try()
 		if ok || err != nil {
@@ -408,16 +471,18 @@ func syncEach(hs []Handle) (valid, synced int, first error) {
 			continue
 		}
 		valid++
-		h, started, err := h.resolve()
-		if err != nil || !started {
+		if h.pending() {
+			started, err := h.resolve()
 			if err != nil {
 				first = cmp.Or(first, err)
 				hs[i] = Handle{}
 				synced++
 			}
-			continue
+			if !started {
+				continue
+			}
 		}
-		e := h.e
+		e := (*Engine)(h.ref)
 		if e != locked {
 			if locked != nil {
 				locked.mu.Unlock()
@@ -489,7 +554,7 @@ type spinner struct {
 func engineOf(hs []Handle) *Engine {
 	for _, h := range hs {
 		if h.Valid() {
-			return h.e
+			return h.engine()
 		}
 	}
 	return nil

@@ -224,21 +224,11 @@ func TestWaitCallsIdle(t *testing.T) {
 	require.Equal(t, 3, idles)
 }
 
-// pending is a Pending for the tests: started by the test.
-type pending struct {
-	t       Ticket
-	started bool
-	gen     uint32
-}
-
-func (p *pending) Ticket(gen uint32) (Ticket, bool, bool) {
-	return p.t, p.started, gen != p.gen
-}
-
 func TestSharedParts(t *testing.T) {
 	cd := &fakeConduit{}
 	e := NewEngine(cd.poll, nil)
-	p := &pending{}
+	p := &Pending{}
+	p.Attach(e)
 	// Parts 0 and 1 arrive first and get pending handles.
 	h0, h1 := e.PendingHandle(p, 0, 0), e.PendingHandle(p, 0, 1)
 	require.True(t, h0.Valid())
@@ -252,7 +242,7 @@ func TestSharedParts(t *testing.T) {
 	op := &fakeOp{need: 1, syncAt: 1}
 	h2, tk, err := e.StartShared(op, 3, 2)
 	require.NoError(t, err)
-	p.t, p.started = tk, true
+	p.Start(tk)
 	cd.queue = append(cd.queue, Token(op.slot, 0))
 	require.NoError(t, WaitAll(context.Background(), []Handle{h2, h0}))
 	require.Equal(t, 1, e.Live(), "part 1 has not synced")
@@ -262,7 +252,7 @@ func TestSharedParts(t *testing.T) {
 	require.Equal(t, 1, op.retired)
 	_, err = h0.Try()
 	require.ErrorIs(t, err, ErrDeadHandle)
-	p.gen++ // the record serves another operation
+	p.Reuse() // the record serves another operation
 	_, err = h1.Try()
 	require.ErrorIs(t, err, ErrDeadHandle, "a handle of an earlier use")
 	ok, err = TryAll([]Handle{h1})
@@ -274,14 +264,15 @@ func TestSharedPartsError(t *testing.T) {
 	cd := &fakeConduit{}
 	e := NewEngine(cd.poll, nil)
 	boom := errors.New("boom")
-	p := &pending{}
+	p := &Pending{}
+	p.Attach(e)
 	h0 := e.PendingHandle(p, 0, 0)
 	op := &fakeOp{need: 1, syncAt: 1, fail: boom}
 	h1, tk, err := e.StartShared(op, 2, 1)
 	require.ErrorIs(t, err, boom, "the last part sees the error at once")
 	require.False(t, h1.Valid())
 	require.Equal(t, 1, e.Live(), "kept for the other part")
-	p.t, p.started = tk, true
+	p.Start(tk)
 	require.ErrorIs(t, h0.Wait(context.Background()), boom)
 	require.Equal(t, 0, e.Live())
 	require.Equal(t, 1, op.retired)
