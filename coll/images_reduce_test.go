@@ -52,7 +52,7 @@ func (r mreduction) startOn(im *coll.Image, ranks []int, f gsync.Flags) (gsync.H
 	}
 	check := func() error {
 		for i, rank := range ranks {
-			if err := r.checkRank(rank, dsts[i], ref); err != nil {
+			if err := r.checkDst(P, rank, dsts[i], ref); err != nil {
 				return err
 			}
 		}
@@ -102,34 +102,6 @@ func (r mreduction) startOn(im *coll.Image, ranks []int, f gsync.Flags) (gsync.H
 		h, err = im.ExclusivePrefixReduceMNB(t, dl, r.dst, sl, r.src, r.es, r.count, r.fn, 0, f)
 	}
 	return h, check, err
-}
-
-// checkRank verifies the destination of team rank rank against the
-// sequential fold ref.
-func (r mreduction) checkRank(rank int, dst []byte, ref [][]byte) error {
-	P := r.t.Size()
-	switch r.kind {
-	case "reduce", "all":
-		if (r.kind == "all" || rank == r.root) && !bytes.Equal(dst, ref[r.count-1]) {
-			return fmt.Errorf("%v on rank %d: got %x, want %x", r, rank, dst, ref[r.count-1])
-		}
-		return nil
-	}
-	exclusive := r.kind == "exprefix"
-	for j := 0; j < r.count; j++ {
-		img, loc := placeOf(r.dst, P, j)
-		if img != rank || (exclusive && j == 0) {
-			continue
-		}
-		want := ref[j]
-		if exclusive {
-			want = ref[j-1]
-		}
-		if got := dst[loc*r.es : (loc+1)*r.es]; !bytes.Equal(got, want) {
-			return fmt.Errorf("%v on rank %d: element %d = %x, want %x", r, rank, j, got, want)
-		}
-	}
-	return nil
 }
 
 // runMReductions runs the list on team t in every form the table allows,

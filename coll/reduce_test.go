@@ -180,56 +180,37 @@ func (r reduction) String() string {
 	return fmt.Sprintf("%s fn=%d es=%d count=%d src=%+v dst=%+v root=%d", r.kind, r.fn, r.es, r.count, r.src, r.dst, r.root)
 }
 
-// start initiates r on im with buffers it allocates; check verifies them.
+// start initiates r on im (one image per node, on TeamAll) with buffers it
+// allocates; check verifies them.
 func (r reduction) start(im *coll.Image, f gsync.Flags) (gsync.Handle, func() error, error) {
-	P, me, tm := im.Images(), im.ImageNum(), im.TeamAll()
-	src := localArray(r.src, P, me, r.count, r.es, r.fn, r.seed)
-	if len(src) == 0 && f&gsync.Local != 0 {
-		src = nil
-	}
-	ref := reference(r.fn, r.count, r.es, r.seed)
+	return mreduction{r, im.TeamAll(), colltest.RepresentativeSingle}.startOn(im, []int{im.ImageNum()}, f)
+}
+
+// checkDst verifies the destination of team rank rank (of P) against the
+// sequential fold ref.
+func (r reduction) checkDst(P, rank int, dst []byte, ref [][]byte) error {
 	switch r.kind {
 	case "reduce", "all":
-		dst := bytes.Repeat([]byte{0xEE}, r.es)
-		var h gsync.Handle
-		var err error
-		if r.kind == "reduce" {
-			h, err = im.ReduceNB(tm, r.root, dst, src, r.src, r.es, r.count, r.fn, 0, f)
-		} else {
-			h, err = im.ReduceAllNB(tm, dst, src, r.src, r.es, r.count, r.fn, 0, f)
-		}
-		return h, func() error {
-			if (r.kind == "all" || me == r.root) && !bytes.Equal(dst, ref[r.count-1]) {
-				return fmt.Errorf("%v on image %d: got %x, want %x", r, me, dst, ref[r.count-1])
-			}
-			return nil
-		}, err
-	}
-	exclusive := r.kind == "exprefix"
-	dst := bytes.Repeat([]byte{0xEE}, len(localArray(r.dst, P, me, r.count, r.es, r.fn, r.seed)))
-	var h gsync.Handle
-	var err error
-	if exclusive {
-		h, err = im.ExclusivePrefixReduceNB(tm, dst, r.dst, src, r.src, r.es, r.count, r.fn, 0, f)
-	} else {
-		h, err = im.PrefixReduceNB(tm, dst, r.dst, src, r.src, r.es, r.count, r.fn, 0, f)
-	}
-	return h, func() error {
-		for j := 0; j < r.count; j++ {
-			img, loc := placeOf(r.dst, P, j)
-			if img != me || (exclusive && j == 0) {
-				continue
-			}
-			want := ref[j]
-			if exclusive {
-				want = ref[j-1]
-			}
-			if got := dst[loc*r.es : (loc+1)*r.es]; !bytes.Equal(got, want) {
-				return fmt.Errorf("%v on image %d: element %d = %x, want %x", r, me, j, got, want)
-			}
+		if (r.kind == "all" || rank == r.root) && !bytes.Equal(dst, ref[r.count-1]) {
+			return fmt.Errorf("%v on rank %d: got %x, want %x", r, rank, dst, ref[r.count-1])
 		}
 		return nil
-	}, err
+	}
+	exclusive := r.kind == "exprefix"
+	for j := 0; j < r.count; j++ {
+		img, loc := placeOf(r.dst, P, j)
+		if img != rank || (exclusive && j == 0) {
+			continue
+		}
+		want := ref[j]
+		if exclusive {
+			want = ref[j-1]
+		}
+		if got := dst[loc*r.es : (loc+1)*r.es]; !bytes.Equal(got, want) {
+			return fmt.Errorf("%v on rank %d: element %d = %x, want %x", r, rank, j, got, want)
+		}
+	}
+	return nil
 }
 
 func (r reduction) run(im *coll.Image, f gsync.Flags) error {
