@@ -128,40 +128,51 @@ func rowPrefix(rd reducer, before, totals partials) {
 	}
 }
 
-// finisher holds the buffers of step 4, made when the schedule is built.
+// finisher holds the buffers of step 4, made when the schedule is built
+// (internal buffers: pooled when large).
 type finisher struct {
-	rd       reducer
-	chain    partials // per row: exc, then the lower members' runs
-	pre, tmp []byte   // one element; two elements
+	rd      reducer
+	pre     []byte   // one element: before op (exc or chain)
+	tmp     []byte   // two elements, with several members
+	chain   partials // per row, with several members: exc, then the lower members' runs
+	inChain []bool   // rows whose value before the next run is in chain, not exc
 }
 
 func newFinisher(g geom, rd reducer, rows int) *finisher {
-	return &finisher{rd: rd, chain: shape{rows: rows, es: rd.es}.new(g), pre: make([]byte, rd.es), tmp: make([]byte, 2*rd.es)}
+	f := &finisher{rd: rd, pre: g.buf(rd.es)}
+	if len(g.mem) > 1 {
+		f.tmp, f.chain, f.inChain = g.buf(2*rd.es), shape{rows: rows, es: rd.es}.new(g), make([]bool, rows)
+	}
+	return f
 }
 
 // finish writes each member's prefix results at its local indices of
 // out[k]. The value before a run is the fold of the earlier rows (before),
 // of the lower nodes' runs in its row (exc) and of the lower members' runs
-// in its row, in that order.
+// in its row, in that order; the last two are carried from member to
+// member in chain, so that one member (one image per node) needs no copy.
 func (f *finisher) finish(runs [][]elemRun, before, exc partials, out, src [][]byte, exclusive bool) {
-	rd, es, chain := f.rd, f.rd.es, f.chain
-	for r := 0; r < chain.rows; r++ {
-		chain.mark(r, exc.has(r))
-		if exc.has(r) {
-			copy(chain.elem(r), exc.elem(r))
-		}
-	}
+	rd, es := f.rd, f.rd.es
+	clear(f.inChain)
 	for k, rs := range runs {
 		for _, run := range rs {
+			r := run.row
+			var cur []byte // the fold of the lower nodes' and members' runs in row r
+			switch {
+			case f.inChain != nil && f.inChain[r]:
+				cur = f.chain.elem(r)
+			case exc.has(r):
+				cur = exc.elem(r)
+			}
 			var left []byte
-			switch hb, hc := before.has(run.row), chain.has(run.row); {
-			case hb && hc:
-				rd.fn(f.pre, before.elem(run.row), chain.elem(run.row), es, rd.flags, rd.arg)
+			switch hb := before.has(r); {
+			case hb && cur != nil:
+				rd.fn(f.pre, before.elem(r), cur, es, rd.flags, rd.arg)
 				left = f.pre
 			case hb:
-				left = before.elem(run.row)
-			case hc:
-				left = chain.elem(run.row)
+				left = before.elem(r)
+			default:
+				left = cur
 			}
 			in := src[k][run.local*es : (run.local+run.n)*es]
 			res := out[k][run.local*es : (run.local+run.n)*es]
@@ -180,13 +191,13 @@ func (f *finisher) finish(runs [][]elemRun, before, exc partials, out, src [][]b
 			}
 			// Carry this run along to the next members of its row.
 			rd.fold(f.tmp[:es], in)
-			if chain.has(run.row) {
-				rd.fn(f.tmp[es:], chain.elem(run.row), f.tmp[:es], es, rd.flags, rd.arg)
-				copy(chain.elem(run.row), f.tmp[es:])
+			if cur != nil {
+				rd.fn(f.tmp[es:], cur, f.tmp[:es], es, rd.flags, rd.arg)
+				copy(f.chain.elem(r), f.tmp[es:])
 			} else {
-				copy(chain.elem(run.row), f.tmp[:es])
-				chain.mark(run.row, true)
+				copy(f.chain.elem(r), f.tmp[:es])
 			}
+			f.inChain[r] = true
 		}
 	}
 }
