@@ -36,7 +36,6 @@ type callArgs struct {
 	// as arguments are checked) and each member's buffers (dst, src); with
 	// AllThreads only the caller's entry is set
 	call
-	f       gsync.Flags
 	single  bool // Single addressing
 	threads bool // AllThreads: the caller is one member among the node's
 	multi   bool // an m form
@@ -44,15 +43,13 @@ type callArgs struct {
 	tn      *teamNode
 	P       int // team size
 	mine    int // the caller's member index (with AllThreads)
-	isRoot  bool
-	n       int // block size of the data-movement collectives
 	es      int // element size of the computational ones
 	err     error
 }
 
 // args starts the validation of an initiation of kind k by im on team t.
 func (im *Image) args(a *callArgs, k kind, t *images.Team, root, n int, f gsync.Flags, nb, multi bool) {
-	a.f, a.n, a.single, a.multi = f, n, f&gsync.Single != 0, multi
+	a.single, a.multi = f&gsync.Single != 0, multi
 	a.threads = f&gsync.AllThreads != 0
 	a.key = planKey{kind: k, team: t, f: f, root: root, n: n}
 	if a.err = im.check(); a.err != nil {
@@ -80,7 +77,7 @@ func (im *Image) args(a *callArgs, k kind, t *images.Team, root, n int, f gsync.
 		return
 	}
 	// The image's own lists, reused call after call: a schedule copies
-	// them, and run clears them.
+	// them (and run clears them where they hold several buffers).
 	m := len(a.tn.mem)
 	if cap(im.lists[0]) < m {
 		im.lists[0], im.lists[1] = make([][]byte, m), make([][]byte, m)
@@ -90,7 +87,6 @@ func (im *Image) args(a *callArgs, k kind, t *images.Team, root, n int, f gsync.
 	if a.threads {
 		a.mine, _ = slices.BinarySearch(a.tn.mem, a.it.rank)
 	}
-	a.isRoot = root == a.it.rank
 }
 
 func checkFlags(f gsync.Flags, nb bool) error {

@@ -51,7 +51,6 @@ type InitFlags uint32
 type Image struct {
 	n       *node
 	image   int
-	local   int // index among the node's images
 	allTeam *imageTeam
 	teams   map[*images.Team]*imageTeam // the other teams it is a member of
 	lists   [2][][]byte                 // a call's buffer lists (dst, src), reused

@@ -25,7 +25,7 @@ import (
 // collective apart, from the high bits down.
 const (
 	subBits = 8
-	seqBits = 17 // 2^17-1 >= sync.MaxLive operations stay distinct on a team
+	seqBits = 17 // sync.MaxLive < 2^17: live operations of a team never share a tag
 	// sub-tags: data messages use 0..subEntry-1; the barriers their own
 	// ranges, so that they never match data.
 	subReblock = subEntry - 1 // the redistribution of prefix results
@@ -217,7 +217,7 @@ func (n *node) join(img int) (*Image, bool, error) {
 	}
 	n.joined[k] = true
 	n.arrived++
-	im := &Image{n: n, image: img, local: k}
+	im := &Image{n: n, image: img}
 	im.allTeam = &imageTeam{tn: n.all, rank: img}
 	return im, n.arrived == n.count, nil
 }

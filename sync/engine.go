@@ -114,8 +114,10 @@ func NewEngine(poll PollFunc, idle func()) *Engine {
 // engine used by one goroutine spares that cost. Call it before any use.
 func (e *Engine) Shared() { e.shared = true }
 
-// MaxLive is the most operations that may be live on a node at once.
-const MaxLive = 1<<20 - 1
+// MaxLive is the most operations that may be live on a node at once: above
+// the spec's floor of 2^16-1, and few enough that package coll's 17-bit
+// sequence numbers never name two live operations of a team alike.
+const MaxLive = 1<<17 - 1
 
 // Start takes a slot for op, binds op to it, steps it once and returns
 // its handle; the zero Handle when it completed during initiation. The

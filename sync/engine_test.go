@@ -277,3 +277,25 @@ func TestSharedPartsError(t *testing.T) {
 	require.Equal(t, 0, e.Live())
 	require.Equal(t, 1, op.retired)
 }
+
+// TestMaxLive: the engine refuses an operation beyond MaxLive live ones
+// (coll's sequence numbers tell that many apart), and takes one again once
+// one left.
+func TestMaxLive(t *testing.T) {
+	cd := &fakeConduit{}
+	e := NewEngine(cd.poll, nil)
+	hs := make([]Handle, 0, MaxLive)
+	ops := make([]fakeOp, MaxLive)
+	for i := range ops {
+		ops[i] = fakeOp{need: 1, syncAt: 1}
+		h, err := e.Start(&ops[i])
+		require.NoError(t, err)
+		hs = append(hs, h)
+	}
+	_, err := e.Start(&fakeOp{need: 1, syncAt: 1})
+	require.ErrorIs(t, err, ErrTooMany)
+	cd.queue = append(cd.queue, Token(ops[0].slot, 0))
+	require.NoError(t, hs[0].Wait(context.Background()))
+	_, err = e.Start(&fakeOp{})
+	require.NoError(t, err)
+}
