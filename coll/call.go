@@ -403,6 +403,12 @@ func (r *arrival) noteFinished(op *schedOp) {
 	}
 }
 
+// AgentSafe implements sync.AgentSafe.
+func (r *arrival) AgentSafe() bool {
+	op := r.inner.Load()
+	return op == nil || op.AgentSafe()
+}
+
 // Syncable implements sync.Op.
 func (r *arrival) Syncable() bool {
 	op := r.inner.Load()

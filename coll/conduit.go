@@ -36,3 +36,11 @@ type Conduit interface {
 type Idler interface {
 	Idle()
 }
+
+// ThreadSafe is implemented by a conduit that can tell whether it may be
+// called from any thread (for MPI: MPI_THREAD_MULTIPLE was provided). The
+// progress agent calls the conduit from its own goroutine, on any thread;
+// a conduit without the method is taken to allow it.
+type ThreadSafe interface {
+	ThreadMultiple() bool
+}

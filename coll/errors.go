@@ -11,6 +11,8 @@ import (
 // package sync (sync.ErrFlags and the errors wrapping it).
 var (
 	ErrNotInitialized = errors.New("gocoll: collectives not initialized (call coll.Init)")
+	ErrClosed         = errors.New("gocoll: the image was closed")
+	ErrProgress       = errors.New("gocoll: progress mode not available")
 	ErrInitTwice      = errors.New("gocoll: coll.Init already called for this image")
 	ErrInitTimeout    = errors.New("gocoll: coll.Init timed out waiting for images")
 	ErrImage          = errors.New("gocoll: image number not one of this node's images")

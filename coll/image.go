@@ -22,6 +22,13 @@ type Options struct {
 	// InitTimeout bounds Init's wait for the node's other images and the
 	// other nodes; 0 means DefaultInitTimeout.
 	InitTimeout time.Duration
+	// Progress says who advances the node's collectives: sync.Polling
+	// (the default: the node's own calls), sync.Goroutine or sync.Periodic
+	// (an agent goroutine; see package sync), every ProgressInterval for
+	// Periodic (0: sync.DefaultInterval). The agent modes need a conduit
+	// that may be called from any thread (MPI_THREAD_MULTIPLE).
+	Progress         gsync.ProgressMode
+	ProgressInterval time.Duration
 }
 
 // GatherAllAlgo names a gather_all algorithm.
@@ -54,6 +61,7 @@ type Image struct {
 	allTeam *imageTeam
 	teams   map[*images.Team]*imageTeam // the other teams it is a member of
 	lists   [2][][]byte                 // a call's buffer lists (dst, src), reused
+	closed  bool
 }
 
 // imageTeam is an image's own state for a team it is a member of.
@@ -97,10 +105,39 @@ func (im *Image) Poll() error {
 func (im *Image) Live() int { return im.n.eng.Live() }
 
 func (im *Image) check() error {
-	if im == nil || im.n == nil {
+	switch {
+	case im == nil || im.n == nil:
 		return ErrNotInitialized
+	case im.closed:
+		return ErrClosed
 	}
 	return nil
+}
+
+// Close ends the image's use of gocoll: later calls return ErrClosed. It
+// is not collective: each image closes for itself (a node's images may
+// finish at different times, and nothing between nodes needs to agree on
+// when). When the node's last image closes, Close makes progress until
+// the node's collectives are finished, which is what the node still owes
+// its peers (forwarding, relaxed sends), and then ends the progress agent,
+// if any. Handles not synced before Close are left as they are.
+func (im *Image) Close() error {
+	if err := im.check(); err != nil {
+		return err
+	}
+	im.closed = true
+	n := im.n
+	n.mu.Lock()
+	n.closed++
+	last := n.closed == n.count
+	n.mu.Unlock()
+	if !last {
+		return nil
+	}
+	if n.opts.Progress != gsync.Polling {
+		return n.eng.StopAgent(context.Background())
+	}
+	return n.eng.Drain(context.Background())
 }
 
 // team finds the image's state for t: t must be a live team the image is a

@@ -65,6 +65,7 @@ type node struct {
 	ready    chan struct{} // closed once Init finished on the node (err says how)
 	initErr  error
 	creating map[createKey]*creation // team creations in progress (teams.go)
+	closed   int                     // images that called Close
 }
 
 // teamNode is a node's state for one team it hosts members of.
@@ -135,6 +136,14 @@ func Init(c Conduit, table *images.Table, myImage int, fns []reducefn.Entry, fla
 	if myImage < 0 || myImage >= table.Images() || table.NodeOf(myImage) != c.Node() {
 		return nil, fmt.Errorf("%w: image %d is not one of node %d's images %d..%d", ErrImage,
 			myImage, c.Node(), table.First(c.Node()), table.First(c.Node())+table.On(c.Node())-1)
+	}
+	if opts.Progress != gsync.Polling {
+		if ts, ok := c.(ThreadSafe); ok && !ts.ThreadMultiple() {
+			return nil, fmt.Errorf("%w: progress mode %v needs a conduit callable from any thread (MPI_THREAD_MULTIPLE)", ErrProgress, opts.Progress)
+		}
+		if opts.Progress != gsync.Goroutine && opts.Progress != gsync.Periodic {
+			return nil, fmt.Errorf("%w: unknown mode %v", ErrProgress, opts.Progress)
+		}
 	}
 	ctxBits := bitsOf(c.MaxTag()) - seqBits - subBits
 	if ctxBits < 0 {
@@ -223,10 +232,13 @@ func (n *node) join(img int) (*Image, bool, error) {
 }
 
 // finishInit runs, on the node's last image to arrive, the agreement
-// between nodes: an all-synchronizing gather_all of what every node must
-// agree on.
+// between nodes (an all-synchronizing gather_all of what every node must
+// agree on), and starts the progress agent.
 func (n *node) finishInit(im *Image, nfns int) {
 	err := n.agree(im, nfns)
+	if err == nil && n.opts.Progress != gsync.Polling {
+		err = n.eng.StartAgent(n.opts.Progress, n.opts.ProgressInterval)
+	}
 	n.mu.Lock()
 	if n.initErr == nil {
 		n.initErr = err

@@ -3,6 +3,7 @@ package coll
 import (
 	"sync/atomic"
 
+	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -305,6 +306,12 @@ func (o *schedOp) ready(r int) bool {
 		}
 	}
 	return true
+}
+
+// AgentSafe implements sync.AgentSafe: the progress agent may step a
+// schedule unless it calls a user function registered without AMSafe.
+func (o *schedOp) AgentSafe() bool {
+	return o.key.kind < kReduce || o.n.fns[o.key.fn].Flags&reducefn.AMSafe != 0
 }
 
 // Finished implements sync.Op: every round started and every transfer complete.

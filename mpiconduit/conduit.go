@@ -294,3 +294,8 @@ func (cd *Conduit) Close() error {
 	}
 	return cd.comm.Free()
 }
+
+// ThreadMultiple reports whether MPI was initialized with
+// MPI_THREAD_MULTIPLE, so that the conduit may be called from any thread
+// (gocoll's progress agent needs it).
+func (cd *Conduit) ThreadMultiple() bool { return Provided() == ThreadMultiple }

@@ -51,10 +51,12 @@ type PollFunc func(done []uint64) ([]uint64, error)
 type entry struct {
 	op       Op
 	err      error
-	handles  int    // live handles that refer to it
-	parts    []bool // parts[p]: part p's handle is live; nil for an op of one part
-	partsBuf []bool // storage of parts, kept across reuses of the slot
-	gen      uint32 // distinguishes reuses of the slot
+	handles  int           // live handles that refer to it
+	parts    []bool        // parts[p]: part p's handle is live; nil for an op of one part
+	partsBuf []bool        // storage of parts, kept across reuses of the slot
+	fin      bool          // counted off Engine.unfinished
+	watch    chan struct{} // closed once the operation can sync (Handle.Done)
+	gen      uint32        // distinguishes reuses of the slot
 }
 
 // live reports whether part p's handle is live.
@@ -91,6 +93,12 @@ type Engine struct {
 	// the processor on every poll (see spinner)
 	waiters, arriving atomic.Int32
 	shared            bool // several goroutines use the engine (Shared)
+	// for the progress agent (agent.go)
+	unfinished atomic.Int32  // live operations not finished (changed under mu)
+	wake       chan struct{} // a first unfinished operation started
+	owed       []uint32      // slots the agent could not step (not agent-safe)
+	watched    []uint32      // slots with a Done channel to close
+	agent      *agent
 }
 
 // Arriving tells the engine that an operation waits for delta more (or,
@@ -106,7 +114,7 @@ func (e *Engine) crowded() bool { return e.waiters.Load() > 1 || e.arriving.Load
 // idle (when not nil) after each poll that left them waiting: a conduit
 // may yield the processor there when processes outnumber processors.
 func NewEngine(poll PollFunc, idle func()) *Engine {
-	return &Engine{poll: poll, idle: idle}
+	return &Engine{poll: poll, idle: idle, wake: make(chan struct{}, 1)}
 }
 
 // Shared tells the engine that several goroutines (the images of a node)
@@ -183,6 +191,13 @@ func (e *Engine) enter(op Op, parts int) (uint32, error) {
 			en.parts[p] = true
 		}
 	}
+	en.fin, en.watch = false, nil
+	if e.unfinished.Add(1) == 1 {
+		select { // wake a parked agent
+		case e.wake <- struct{}{}:
+		default:
+		}
+	}
 	op.Bind(slot)
 	if err := op.Step(); err != nil {
 		if parts == 1 {
@@ -191,7 +206,18 @@ func (e *Engine) enter(op Op, parts int) (uint32, error) {
 		}
 		e.slots[slot].err = err
 	}
+	e.noteFinished(slot)
 	return slot, nil
+}
+
+// noteFinished counts the operation in slot off the unfinished ones once it
+// finished or failed.
+func (e *Engine) noteFinished(slot uint32) {
+	en := &e.slots[slot]
+	if !en.fin && en.op != nil && (en.err != nil || en.op.Finished()) {
+		en.fin = true
+		e.unfinished.Add(-1)
+	}
 }
 
 // Pending is the record of an operation that the parts of a node join
@@ -271,6 +297,14 @@ func (e *Engine) handOut(slot, part uint32) (Handle, error) {
 
 func (e *Engine) release(slot uint32) {
 	en := &e.slots[slot]
+	if !en.fin {
+		en.fin = true
+		e.unfinished.Add(-1)
+	}
+	if en.watch != nil {
+		close(en.watch)
+		en.watch = nil
+	}
 	en.op.Retire()
 	en.op, en.err, en.handles = nil, nil, 0
 	en.gen++
@@ -303,9 +337,21 @@ func (e *Engine) Live() int {
 
 // progressLocked polls the conduit once and steps the operations that had
 // completions; operations that are finished and synced leave the table.
-func (e *Engine) progressLocked() bool {
+func (e *Engine) progressLocked() bool { return e.progress(false) }
+
+// progress polls the conduit once and steps the operations that had
+// completions; onAgent is set on the progress agent, which leaves the
+// operations that are not agent-safe to the application's goroutines
+// (owed). Operations that are finished and synced leave the table.
+func (e *Engine) progress(onAgent bool) bool {
 	if e.fail != nil {
 		return false
+	}
+	if !onAgent && len(e.owed) > 0 {
+		for _, slot := range e.owed {
+			e.step(slot)
+		}
+		e.owed = e.owed[:0]
 	}
 	done, err := e.poll(e.done[:0])
 	e.done = done
@@ -324,18 +370,31 @@ func (e *Engine) progressLocked() bool {
 		if int(slot) >= len(e.slots) {
 			continue
 		}
-		en := &e.slots[slot]
-		if en.op == nil || en.err != nil {
+		if onAgent && !agentSafe(e.slots[slot].op) {
+			e.owed = append(e.owed, slot)
 			continue
 		}
-		if err := en.op.Step(); err != nil {
-			en.err = err
-		}
-		if en.handles == 0 && (en.err != nil || en.op.Finished()) {
-			e.release(slot)
-		}
+		e.step(slot)
+	}
+	if len(e.watched) > 0 {
+		e.closeWatches()
 	}
 	return len(done) > 0
+}
+
+// step advances the operation in slot, if live and not failed.
+func (e *Engine) step(slot uint32) {
+	en := &e.slots[slot]
+	if en.op == nil || en.err != nil {
+		return
+	}
+	if err := en.op.Step(); err != nil {
+		en.err = err
+	}
+	e.noteFinished(slot)
+	if en.handles == 0 && (en.err != nil || en.op.Finished()) {
+		e.release(slot)
+	}
 }
 
 // Handle names one node's part of a non-blocking collective. The zero
