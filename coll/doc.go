@@ -137,13 +137,25 @@
 //
 // # Progress
 //
-// Progress is made inside initiation, Try, Wait, Poll and Barrier, by
-// whichever of the node's goroutines is in the engine; no collective needs
-// anything from another node beyond its own initiation and polling. A node
-// whose handles are synced may still be needed to forward data or finish
-// relaxed (OUT_NOSYNC) sends, so it must keep calling gocoll (end with a
-// Barrier) before it stops. Waits spin; between polls they tell a conduit
-// that implements Idler, which may yield the processor when processes
-// outnumber processors, and where several goroutines of the node use the
-// engine they yield to each other.
+// Options.Progress says who advances a node's collectives. With
+// sync.Polling (the default) progress is made inside initiation, Try, Wait,
+// Poll and Barrier, by whichever of the node's goroutines is in the engine;
+// no collective needs anything from another node beyond its own initiation
+// and polling, but a node whose handles are synced may still be needed to
+// forward data or finish relaxed (OUT_NOSYNC) sends, so it must keep
+// calling gocoll (or end with Close, which drains) before it stops or
+// computes for long. With sync.Goroutine an agent goroutine polls while
+// the node has unfinished collectives and parks when it has none; with
+// sync.Periodic it polls every ProgressInterval. Either way a node that
+// computes no longer holds its peers, and Handle.Done gives a channel to
+// select on; operations that call reduction functions registered without
+// AMSafe still advance only in the node's own calls. The agent needs a
+// processor: on these 2-core machines, with a rank per core, the goroutine
+// agent made 8-byte collectives 1.4–3× slower and the periodic one up to
+// 1.7× (BENCHMARKS.md), hence Polling by default; pick Goroutine where a
+// core is free for it and computation overlaps collectives, Periodic where
+// peers must not stall but cores are busy. Waits spin; between polls they
+// tell a conduit that implements Idler, which may yield the processor when
+// processes outnumber processors, and where several goroutines of the node
+// use the engine they yield to each other.
 package coll

@@ -9,6 +9,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	gsync "github.com/gocoll/gocoll/sync"
 )
 
 // Defaults. Messages up to scaleAbove bytes run the full iteration counts;
@@ -37,6 +39,7 @@ type config struct {
 	csv              string
 	yield            bool
 	cpuProfile       string
+	progress         gsync.ProgressMode // gocoll's progress mode (--progress)
 }
 
 // errHelp is returned by parseArgs for --help: usage was printed, exit 0.
@@ -116,6 +119,15 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	opsS := fs.String("ops", "all", "comma-separated `list` of operations to run")
 	fs.BoolVar(&cfg.yield, "yield", true, "yield to the Go scheduler every ~4 ms of a timed loop, Go and C alike (false: see the\nGo runtime's sysmon retake its P from a goroutine making back-to-back cgo calls)")
 	fs.StringVar(&cfg.csv, "csv", "", "also write the rows as CSV to `file` (rank 0)")
+	fs.Func("progress", "gocoll's progress `mode`: polling (default), goroutine or periodic (see package sync)", func(v string) error {
+		for _, m := range []gsync.ProgressMode{gsync.Polling, gsync.Goroutine, gsync.Periodic} {
+			if strings.EqualFold(v, m.String()) {
+				cfg.progress = m
+				return nil
+			}
+		}
+		return fmt.Errorf("unknown progress mode %q", v)
+	})
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write rank 0's Go CPU profile to `file`, every rank's if it contains %r (replaced by the rank)")
 
 	// Errors are reported by the caller, once, with the usage hint.
