@@ -252,6 +252,9 @@ func (c *call) area(k int, tn *teamNode) (d, s []byte) {
 	r, P, n := tn.mem[k], tn.team.Size(), key.n
 	isRoot := r == key.root
 	dst, src := c.dst[k], c.src[k]
+	if dst == nil && (key.kind == kBroadcast || key.kind == kScatter) {
+		return nil, nil // a root that served itself (staging, call.go): none of its memory is touched
+	}
 	part := func(b []byte, size int, applies bool) []byte {
 		if !applies || size == 0 {
 			return nil

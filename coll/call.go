@@ -286,6 +286,11 @@ type arrival struct {
 	slot     uint32
 	tagBase  int
 	finished bool // counted as finished in tn.unfinished
+	// runHere's: members already done (the staged root), the staged source,
+	// and recycle as a func value made once (not per call)
+	early   []int
+	stage   []byte
+	release func()
 	// What waiting members read, on a cache line of its own: they poll
 	// it while the last member fills the fields above.
 	_    [64]byte
@@ -324,11 +329,18 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 		tn.pending = tn.pending[:n]
 		tn.base++
 	}
+	early := !last && rec.stageRoot(a.mine, len(tn.pending))
 	gen := rec.pend.Gen()
 	tn.amu.Unlock()
 	eng := tn.n.eng
+	if early { // the root's part is done: it need not wait for the others
+		return gsync.Handle{}, nil
+	}
 	if !last {
 		return eng.PendingHandle(&rec.pend, gen, a.mine), nil
+	}
+	if tn.local {
+		return rec.runHere(a.mine)
 	}
 	// The last to arrive builds the schedule and starts it; the others'
 	// handles find it through the record.
@@ -352,6 +364,7 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 	rec, _ := arrivals.Get().(*arrival)
 	if rec == nil {
 		rec = &arrival{}
+		rec.release = rec.recycle
 	}
 	rec.tn, rec.arrived, rec.finished = tn, 0, false
 	rec.pend.Attach(tn.n.eng)
@@ -429,9 +442,106 @@ func (r *arrival) Retire() {
 	if !r.finished {
 		r.tn.count(-1)
 	}
+	r.recycle()
+}
+
+// recycle makes the record serve another operation.
+func (r *arrival) recycle() {
 	clear(r.c.dst)
 	clear(r.c.src)
 	r.tn = nil
+	r.early = r.early[:0]
 	r.pend.Reuse() // handles of this use are dead
 	arrivals.Put(r)
+}
+
+// Staging: on a team that lives on one node, the root image of a small
+// broadcast or scatter that arrives before the others copies its source
+// into the record and its own block into its destination, and is done: it
+// needs nothing from them, so (with IN_MYSYNC or IN_NOSYNC and OUT_MYSYNC
+// or OUT_NOSYNC) its part of the collective is complete and its call
+// returns at once, as the root of a one-image-per-node broadcast returns
+// once its sends left. The others copy from the staged source. Up to
+// maxStaged records may be pending (the root runs that far ahead).
+const (
+	maxStageBytes = 8 << 10
+	maxStaged     = 64
+)
+
+// stageRoot stages member m's source if m is the root of such a call and
+// reports whether it did; with the team's amu held.
+func (r *arrival) stageRoot(m, pending int) bool {
+	tn, k := r.tn, &r.c.key
+	f := k.f
+	if !tn.local || pending > maxStaged || tn.mem[m] != k.root || f.In() == gsync.InAllSync || f.Out() == gsync.OutAllSync {
+		return false
+	}
+	n := k.n
+	var size int
+	switch k.kind {
+	case kBroadcast:
+		size = n
+	case kScatter:
+		size = n * tn.team.Size()
+	default:
+		return false
+	}
+	if size > maxStageBytes || r.err.Load() != nil {
+		return false
+	}
+	src, dst := r.c.src[m][:size], r.c.dst[m][:n]
+	if cap(r.stage) < size {
+		r.stage = make([]byte, size)
+	}
+	r.stage = r.stage[:size]
+	copy(r.stage, src)
+	own := src[:n]
+	if k.kind == kScatter {
+		own = src[k.root*n : (k.root+1)*n]
+	}
+	copy(dst, own) // alias-safe; identical blocks stay as they are
+	r.c.src[m], r.c.dst[m] = r.stage, nil
+	r.early = append(r.early, m)
+	return true
+}
+
+// fromStage completes a staged broadcast or scatter: every other member's
+// block comes from the root's staged source. (Its schedule would do the
+// same copies, but a schedule per record's stage would defeat the cache.)
+func (r *arrival) fromStage() {
+	k, n := &r.c.key, r.c.key.n
+	for m, d := range r.c.dst {
+		if d == nil {
+			continue
+		}
+		from := r.stage[:n]
+		if k.kind == kScatter {
+			from = r.stage[r.tn.mem[m]*n : (r.tn.mem[m]+1)*n]
+		}
+		copy(d[:n], from)
+	}
+}
+
+// runHere runs the operation of a team that lives on this node, on the
+// last member to arrive (member last), without the engine: its schedule
+// has no transfer, so one Step runs it to its end. The other members'
+// pending handles then sync at once.
+func (r *arrival) runHere(last int) (gsync.Handle, error) {
+	tn := r.tn
+	var err error
+	if e := r.err.Load(); e != nil {
+		err = *e
+	} else if len(r.early) > 0 {
+		r.fromStage()
+	} else if err = crossOverlap(&r.c, tn); err == nil {
+		r.c.key.bufs(&r.c)
+		op := tn.n.op(tn, &r.c)
+		op.bindAs(0, r.tagBase)
+		err = op.Step()
+		op.Retire()
+	}
+	tn.n.eng.Arriving(-1)
+	r.early = append(r.early, last)
+	r.pend.Finish(len(tn.mem), err, r.release, r.early...)
+	return gsync.Handle{}, err
 }

@@ -193,7 +193,9 @@ func bcastRounds(g geom, t Tree, q0 int, src []byte, dsts [][]byte) []round {
 		dsts = dsts[1:]
 	}
 	for _, d := range dsts {
-		r1.copies = append(r1.copies, cpOwn(d[:g.n], from))
+		if d != nil { // nil: a root that served itself (staging, call.go)
+			r1.copies = append(r1.copies, cpOwn(d[:g.n], from))
+		}
 	}
 	for i := len(pos.children) - 1; i >= 0; i-- {
 		c := pos.children[i]
@@ -216,7 +218,9 @@ func scatterSched(g geom, t Tree, c *call) []round {
 	if pos.parent < 0 {
 		src := c.src[g.member(root)]
 		for k, r := range g.mem {
-			r0.copies = append(r0.copies, cpOwn(c.dst[k][:g.n], g.block(src, r)))
+			if c.dst[k] != nil { // nil: a root that served itself (staging, call.go)
+				r0.copies = append(r0.copies, cpOwn(c.dst[k][:g.n], g.block(src, r)))
+			}
 		}
 		for i := len(pos.children) - 1; i >= 0; i-- {
 			ch := pos.children[i]

@@ -70,10 +70,11 @@ type node struct {
 
 // teamNode is a node's state for one team it hosts members of.
 type teamNode struct {
-	team *images.Team
-	n    *node
-	mem  []int // team ranks of the node's members, ascending
-	ctx  int
+	team  *images.Team
+	n     *node
+	mem   []int // team ranks of the node's members, ascending
+	ctx   int
+	local bool // the team lives on this node: its collectives need no transfer
 	// node operations so far: taken in initiation order, under the
 	// engine's lock by a representative's Bind, under amu by AllThreads
 	// arrivals (the two never overlap on a team: the spec's rule)
@@ -311,7 +312,7 @@ func (n *node) agree(im *Image, nfns int) error {
 
 // newTeamNode makes the node's state for team t.
 func (n *node) newTeamNode(t *images.Team) *teamNode {
-	tn := &teamNode{team: t, n: n, ctx: t.Context()}
+	tn := &teamNode{team: t, n: n, ctx: t.Context(), local: t.Nodes() == 1}
 	if q := t.NodeRank(n.me); q >= 0 {
 		tn.mem = t.Members(q)
 	}

@@ -186,12 +186,16 @@ func (h Handle) Done() <-chan struct{} {
 		return closedChan
 	}
 	for h.pending() { // until the node's other images arrived and started it
-		ok, err := h.resolve()
-		if err != nil {
-			return closedChan
+		p := (*Pending)(h.ref)
+		if p.gen.Load() != h.gen || p.finished.Load() {
+			return closedChan // dead, or done without the engine: Try tells which
 		}
-		if !ok {
+		if !p.started.Load() {
 			runtime.Gosched()
+			continue
+		}
+		if _, err := h.resolve(); err != nil {
+			return closedChan
 		}
 	}
 	e := (*Engine)(h.ref)

@@ -232,6 +232,13 @@ type Pending struct {
 	gen     atomic.Uint32
 	tk      Ticket
 	e       *Engine // set by Attach
+	// An operation that ran to its end without the engine (Finish): its
+	// error, the parts that synced, and what to do once all of them did.
+	finished atomic.Bool
+	err      error
+	synced   []atomic.Bool
+	left     atomic.Int32
+	release  func()
 }
 
 // Attach ties the record to engine e, before any of its handles exist.
@@ -246,9 +253,39 @@ func (p *Pending) Start(t Ticket) {
 	p.started.Store(true)
 }
 
+// Finish publishes that the operation is over without the engine (it
+// needed no transfer and ran to its end when the last part arrived), with
+// err. The parts in done have synced already (they hold no pending handle);
+// every other part's handle syncs once, and when the last of them did,
+// release runs (the record may then serve another operation). release also
+// runs at once when no other part remains.
+func (p *Pending) Finish(parts int, err error, release func(), done ...int) {
+	if cap(p.synced) < parts {
+		p.synced = make([]atomic.Bool, parts)
+	}
+	p.synced = p.synced[:parts]
+	for i := range p.synced {
+		p.synced[i].Store(false)
+	}
+	left := parts
+	for _, d := range done {
+		if !p.synced[d].Swap(true) {
+			left--
+		}
+	}
+	if left == 0 {
+		release()
+		return
+	}
+	p.err, p.release = err, release
+	p.left.Store(int32(left))
+	p.finished.Store(true)
+}
+
 // Reuse begins the record's next generation, not started.
 func (p *Pending) Reuse() {
 	p.started.Store(false)
+	p.finished.Store(false)
 	p.gen.Add(1)
 }
 
@@ -259,18 +296,36 @@ func (e *Engine) PendingHandle(p *Pending, gen uint32, part int) Handle {
 	return Handle{ref: unsafe.Pointer(p), gen: gen, part: uint32(part) | pendingPart}
 }
 
+// What became of a pending handle (resolve).
+const (
+	notStarted = iota
+	started    // the handle is now its operation's
+	finished   // synced: the operation ended without the engine
+)
+
 // resolve turns a pending handle into the handle of its operation once
-// that started; started is false before.
-func (h *Handle) resolve() (started bool, err error) {
+// that started, or syncs it when the operation finished without the
+// engine.
+func (h *Handle) resolve() (int, error) {
 	p := (*Pending)(h.ref)
+	part := h.part &^ pendingPart
 	switch {
 	case p.gen.Load() != h.gen:
-		return false, ErrDeadHandle
+		return notStarted, ErrDeadHandle
+	case p.finished.Load():
+		if p.synced[part].Swap(true) {
+			return notStarted, ErrDeadHandle
+		}
+		err := p.err
+		if p.left.Add(-1) == 0 {
+			p.release()
+		}
+		return finished, err
 	case !p.started.Load():
-		return false, nil
+		return notStarted, nil
 	}
-	*h = Handle{ref: unsafe.Pointer(p.e), slot: p.tk.slot + 1, gen: p.tk.gen, part: h.part &^ pendingPart}
-	return true, nil
+	*h = Handle{ref: unsafe.Pointer(p.e), slot: p.tk.slot + 1, gen: p.tk.gen, part: part}
+	return started, nil
 }
 
 // handOut returns part's handle of the operation in slot, polling first
@@ -475,7 +530,10 @@ func (h Handle) Try() (bool, error) {
 
 // tryPending is Try of a pending handle.
 func (h Handle) tryPending() (bool, error) {
-	if started, err := h.resolve(); err != nil || !started {
+	switch state, err := h.resolve(); {
+	case state == finished:
+		return true, err
+	case err != nil || state == notStarted:
 		// Nothing to sync yet; waits make progress for the others now and
 		// then (spinner), not on every try: the lock is what the image that
 		// starts the operation needs.
@@ -533,13 +591,14 @@ func syncEach(hs []Handle) (valid, synced int, first error) {
 		}
 		valid++
 		if h.pending() {
-			started, err := h.resolve()
-			if err != nil {
+			state, err := h.resolve()
+			if err != nil || state == finished {
 				first = cmp.Or(first, err)
 				hs[i] = Handle{}
 				synced++
+				continue
 			}
-			if !started {
+			if state == notStarted {
 				continue
 			}
 		}
