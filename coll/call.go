@@ -310,7 +310,9 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 	var rec *arrival
 	if i == len(tn.pending) {
 		rec = newArrival(tn, a.key, len(a.dst))
-		rec.tagBase = tn.nextTagBase() // in initiation order
+		if !tn.local { // a team on one node sends nothing: no tag
+			rec.tagBase = tn.nextTagBase() // in initiation order
+		}
 		tn.pending = append(tn.pending, rec)
 		tn.n.eng.Arriving(1)
 	} else {
