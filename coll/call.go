@@ -19,9 +19,10 @@ import (
 // AllThreads every member image calls for itself; the node's operation
 // starts once the last of them arrived (so IN_MYSYNC and IN_NOSYNC hold
 // per image), and each image gets its own handle, which succeeds once the
-// node's part is complete to the extent of the output sync mode. Either
-// way the node's part is one schedule (sched.go) that moves data between
-// nodes and among the node's members through memory.
+// node's part is complete to the extent of the output sync mode (a staged
+// root excepted: see stageRoot). Either way the node's part is one
+// schedule (sched.go) that moves data between nodes and among the node's
+// members through memory.
 
 // call is an initiation as the node runs it: the arguments every member
 // agrees on, and each member's buffers.
@@ -274,9 +275,11 @@ func (n *node) geom(tn *teamNode, blockSize int) geom {
 // arrival gathers the initiations of one collective by the node's members
 // with AllThreads. The first to arrive makes it, with the team's next
 // sequence number (in initiation order); the last builds its schedule and
-// starts it in the engine, after which it runs as that schedule. Members
-// that arrived before hold pending handles (sync.Pending) that find the
-// operation through the record; none of them waits for the engine's lock.
+// starts it in the engine, after which it runs as that schedule, or, on a
+// team that lives on this node, runs it to its end itself (runHere).
+// Members that arrived before hold pending handles (sync.Pending) that find
+// the operation, or its end, through the record; none of them waits for
+// the engine's lock.
 type arrival struct {
 	tn       *teamNode
 	c        call
