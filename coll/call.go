@@ -286,7 +286,6 @@ type arrival struct {
 	arrived  int
 	inner    atomic.Pointer[schedOp]
 	err      atomic.Pointer[error] // the members disagree (set by arrivals, read by the engine)
-	slot     uint32
 	tagBase  int
 	finished bool // counted as finished in tn.unfinished
 	// runHere's: members already done (the staged root), the staged source,
@@ -386,7 +385,6 @@ func (r *arrival) fail(err error) { r.err.Store(&err) }
 
 // Bind implements sync.Op; the arrival took its sequence number when made.
 func (r *arrival) Bind(slot uint32) {
-	r.slot = slot
 	if op := r.inner.Load(); op != nil {
 		op.bindAs(slot, r.tagBase)
 	}

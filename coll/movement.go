@@ -118,33 +118,40 @@ func (g geom) bytesOf(r brun) []byte { return r.b[r.first*g.n : (r.first+r.count
 // bytes when they form one run, else an internal buffer and the
 // (client-reading) copies that fill it before the send.
 func (g geom) pack(rs bruns) (buf []byte, copies []copyOp, client bool) {
-	if len(rs) == 1 {
-		return g.bytesOf(rs[0]), nil, true
-	}
-	buf = g.buf(rs.blocks() * g.n)
-	k := 0 // the copies run when the round starts, never while building
-	for _, r := range rs {
-		b := g.bytesOf(r)
-		copies = append(copies, cp(buf[k:k+len(b)], b, false))
-		k += len(b)
-	}
-	return buf, copies, false
+	return g.through(rs, false)
 }
 
 // unpack is the receiving side: the client's bytes when the blocks form
 // one run, else an internal buffer and the copies that empty it afterwards.
 func (g geom) unpack(rs bruns) (buf []byte, copies []copyOp, client bool) {
+	return g.through(rs, true)
+}
+
+// through is pack (toClient false) and unpack (toClient true).
+func (g geom) through(rs bruns, toClient bool) (buf []byte, copies []copyOp, client bool) {
 	if len(rs) == 1 {
 		return g.bytesOf(rs[0]), nil, true
 	}
 	buf = g.buf(rs.blocks() * g.n)
+	return buf, g.moves(rs, buf, toClient), false
+}
+
+// moves are the copies between the blocks rs and the consecutive bytes of
+// buf: from buf into them when toClient, else from them into buf. They run
+// when their round starts, never while building.
+func (g geom) moves(rs bruns, buf []byte, toClient bool) []copyOp {
+	var copies []copyOp
 	k := 0
 	for _, r := range rs {
-		b := g.bytesOf(r)
-		copies = append(copies, cp(b, buf[k:k+len(b)], true))
+		b, in := g.bytesOf(r), buf[k:k+r.count*g.n]
+		if toClient {
+			copies = append(copies, cp(b, in, true))
+		} else {
+			copies = append(copies, cp(in, b, false))
+		}
 		k += len(b)
 	}
-	return buf, copies, false
+	return copies
 }
 
 // rangeBlocks are the blocks of b (indexed by team rank) of the members of
@@ -354,18 +361,8 @@ func gatherAllSched(g geom, algo GatherAllAlgo, c *call) []round {
 			}
 			continue
 		}
-		for q := range g.P {
-			var rs bruns
-			for _, r := range g.t.Members(q) {
-				rs = rs.add(c.dst[k], r)
-			}
-			at := po[q] * g.n
-			for _, run := range rs {
-				b := g.bytesOf(run)
-				dist.copies = append(dist.copies, cp(b, pk[at:at+len(b)], true))
-				at += len(b)
-			}
-		}
+		// every block, in packed order, into its place in this member's dst
+		dist.copies = append(dist.copies, g.moves(g.rangeBlocks(0, 0, g.P, c.dst[k]), pk, true)...)
 	}
 	if dist.copies != nil {
 		rs = append(rs, dist)

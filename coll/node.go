@@ -151,8 +151,12 @@ func Init(c Conduit, table *images.Table, myImage int, fns []reducefn.Entry, fla
 		return nil, fmt.Errorf("%w: MaxTag %d leaves no room for %d-bit sequence numbers and %d-bit sub-tags",
 			ErrConduit, c.MaxTag(), seqBits, subBits)
 	}
-	fresh := newNode(c, table, fns, opts, ctxBits)
-	v, loaded := nodes.LoadOrStore(c, fresh)
+	// The node's first image makes the node; the others find it (a node
+	// holds an engine and an image map of TeamAll: not one per image).
+	v, loaded := nodes.Load(c)
+	if !loaded {
+		v, loaded = nodes.LoadOrStore(c, newNode(c, table, fns, opts, ctxBits))
+	}
 	n := v.(*node)
 	if loaded {
 		if err := n.sameArgs(table, fns, opts); err != nil {

@@ -307,14 +307,13 @@ func gatheredSched(g geom, algo GatherAllAlgo, t Tree, rd reducer, sd dist, dst,
 	}
 	rs := gatherAllRounds(gg, algo, pk, false, po, owns)
 	rs[0].copies = append(locals, rs[0].copies...)
-	part := func(r int) partials {
-		q := g.nodeRankOf(r)
-		i := 0
-		for g.t.Members(q)[i] != r {
-			i++
+	at := make([]int, g.t.Size()) // team rank -> its vector's block in pk (packed order)
+	for q := range g.P {
+		for i, r := range g.t.Members(q) {
+			at[r] = po[q] + i
 		}
-		return partials{buf: gg.block(pk, po[q]+i), rows: rows, es: es}
 	}
+	part := func(r int) partials { return partials{buf: gg.block(pk, at[r]), rows: rows, es: es} }
 	acc := newAccum(rd)
 	var last round
 	switch {

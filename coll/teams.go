@@ -1,11 +1,11 @@
 package coll
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"math/bits"
-	"runtime"
 	stdsync "sync"
 
 	"github.com/gocoll/gocoll/images"
@@ -381,14 +381,8 @@ func (im *Image) Destroy(t *images.Team) error {
 	if int(tn.destroyed.Add(1)) < len(tn.mem) {
 		return nil
 	}
-	sp := 0
-	for tn.unfinished.Load() > 0 {
-		if err := im.n.eng.Poll(); err != nil {
-			return err
-		}
-		if sp++; sp%64 == 0 {
-			runtime.Gosched()
-		}
+	if err := im.n.eng.WaitUntil(context.Background(), func() bool { return tn.unfinished.Load() == 0 }); err != nil {
+		return err
 	}
 	n := im.n
 	n.mu.Lock()

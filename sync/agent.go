@@ -104,11 +104,18 @@ func (e *Engine) StartAgent(mode ProgressMode, interval time.Duration) error {
 // Drain makes progress until no operation is unfinished: what the node
 // still owes its peers. ctx bounds it.
 func (e *Engine) Drain(ctx context.Context) error {
+	return e.WaitUntil(ctx, func() bool { return e.unfinished.Load() == 0 })
+}
+
+// WaitUntil makes progress, pacing itself as waits do, until done reports
+// true (called between polls, with the engine's lock held), ctx is done, or
+// the conduit fails.
+func (e *Engine) WaitUntil(ctx context.Context, done func() bool) error {
 	return waitFor(ctx, e, func() (bool, error) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		e.progressLocked()
-		return e.unfinished.Load() == 0, e.fail
+		return done(), e.fail
 	})
 }
 

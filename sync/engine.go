@@ -340,12 +340,7 @@ func (e *Engine) handOut(slot, part uint32) (Handle, error) {
 	}
 	en = &e.slots[slot]
 	if en.op == op && (en.err != nil || op.Syncable()) {
-		err := en.err
-		en.kill(part)
-		if en.handles == 0 && (err != nil || op.Finished()) {
-			e.release(slot)
-		}
-		return Handle{}, err
+		return Handle{}, e.syncPart(slot, part)
 	}
 	return Handle{ref: unsafe.Pointer(e), slot: slot + 1, gen: en.gen, part: part}, nil
 }
@@ -447,7 +442,23 @@ func (e *Engine) step(slot uint32) {
 		en.err = err
 	}
 	e.noteFinished(slot)
-	if en.handles == 0 && (en.err != nil || en.op.Finished()) {
+	e.dropIfDone(slot)
+}
+
+// syncPart marks part's handle of the operation in slot synced and
+// returns the operation's error.
+func (e *Engine) syncPart(slot, part uint32) error {
+	en := &e.slots[slot]
+	err := en.err
+	en.kill(part)
+	e.dropIfDone(slot)
+	return err
+}
+
+// dropIfDone releases the slot once no handle refers to its operation and
+// the operation needs no more progress (finished, or failed).
+func (e *Engine) dropIfDone(slot uint32) {
+	if en := &e.slots[slot]; en.handles == 0 && (en.err != nil || en.op.Finished()) {
 		e.release(slot)
 	}
 }
@@ -495,12 +506,7 @@ func (e *Engine) trySync(h Handle) (bool, error) {
 	if en.err == nil && !en.op.Syncable() {
 		return false, nil
 	}
-	err := en.err
-	en.kill(h.part)
-	if en.handles == 0 && (err != nil || en.op.Finished()) {
-		e.release(s)
-	}
-	return true, err
+	return true, e.syncPart(s, h.part)
 }
 
 // Try makes progress and reports whether the operation's sync succeeded.
