@@ -158,8 +158,8 @@
 // select on; operations that call reduction functions registered without
 // AMSafe still advance only in the node's own calls. The agent needs a
 // processor: on these 2-core machines, with a rank per core, the goroutine
-// agent made 8-byte collectives 1.4–3× slower and the periodic one up to
-// 1.7× (BENCHMARKS.md), hence Polling by default; pick Goroutine where a
+// agent made collectives of 8 B to 64 KiB 2.0–3.3× slower and the periodic
+// one 1.05–1.5× (BENCHMARKS.md), hence Polling by default; pick Goroutine where a
 // core is free for it and computation overlaps collectives, Periodic where
 // peers must not stall but cores are busy. Waits spin; between polls they
 // tell a conduit that implements Idler, which may yield the processor when
