@@ -115,8 +115,12 @@ func TestMeasureCountsAllocations(t *testing.T) {
 	if allocs < 0.99 || allocs > 1.1 {
 		t.Errorf("allocs/op = %v, want 1", allocs)
 	}
-	_, allocs, err = b.measure(func(_, iters int) error { return nil }, nil, 8, 1, 100)
-	if err != nil || allocs != 0 {
+	// The count is the whole process's: a stray allocation of the runtime
+	// or of another goroutine (seen once in five runs at np 8) must not
+	// read as the loop's, while one per iteration, or per 256-iteration
+	// chunk between yields, would still show (>= 0.0039).
+	_, allocs, err = b.measure(func(_, iters int) error { return nil }, nil, 8, 1, 10000)
+	if err != nil || allocs >= 0.001 {
 		t.Errorf("empty loop: allocs/op = %v, err %v", allocs, err)
 	}
 	_ = sink
