@@ -44,3 +44,26 @@ type Idler interface {
 type ThreadSafe interface {
 	ThreadMultiple() bool
 }
+
+// OneSided is implemented by a conduit that gives every node a segment:
+// memory allocated collectively that peers write and read with one-sided
+// transfers (for MPI, a window: MPI_Put and MPI_Get). The collectives use
+// it for the SrcInSegment and DstInSegment flags: data then lands in (or
+// leaves) the segment with no matching receive and no receiver-side copy.
+type OneSided interface {
+	// AllocSegment allocates this node's segment of size bytes and returns
+	// it. It is collective: every node calls it once, sizes may differ
+	// (0 is allowed). The memory stays valid until the conduit is closed.
+	AllocSegment(size int) ([]byte, error)
+	// PutNotify starts writing b into node dst's segment at byte offset
+	// off. Once the bytes are in place there, node dst gets a message of
+	// zero bytes with tag from this node (an Irecv of an empty buffer
+	// matches it), in order with this node's other messages to dst with
+	// that tag. done and token are as for Isend: b may be reused once
+	// reported.
+	PutNotify(dst, off, tag int, b []byte, token uint64) (done bool, err error)
+	// Get starts reading len(b) bytes of node src's segment at byte offset
+	// off into b; done and token are as for Irecv. The caller makes sure
+	// (by a message) that the bytes are ready before it reads them.
+	Get(src, off int, b []byte, token uint64) (done bool, err error)
+}
