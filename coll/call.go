@@ -40,6 +40,7 @@ type callArgs struct {
 	single  bool // Single addressing
 	threads bool // AllThreads: the caller is one member among the node's
 	multi   bool // an m form
+	nb      bool // a non-blocking form: the caller gets a handle
 	it      *imageTeam
 	tn      *teamNode
 	P       int // team size
@@ -50,7 +51,7 @@ type callArgs struct {
 
 // args starts the validation of an initiation of kind k by im on team t.
 func (im *Image) args(a *callArgs, k kind, t *images.Team, root, n int, f gsync.Flags, nb, multi bool) {
-	a.single, a.multi = f&gsync.Single != 0, multi
+	a.single, a.multi, a.nb = f&gsync.Single != 0, multi, nb
 	a.threads = f&gsync.AllThreads != 0
 	a.key = planKey{kind: k, team: t, f: f, root: root, n: n}
 	if a.err = im.check(); a.err != nil {
@@ -293,6 +294,10 @@ type arrival struct {
 	early   []int
 	stage   []byte
 	release func()
+	// self-served reductions (local.go)
+	self        bool
+	selfSt      selfState
+	releaseSelf func() // unref as a func value made once
 	// What waiting members read, on a cache line of its own: they poll
 	// it while the last member fills the fields above.
 	_    [64]byte
@@ -315,6 +320,7 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 		if !tn.local { // a team on one node sends nothing: no tag
 			rec.tagBase = tn.nextTagBase() // in initiation order
 		}
+		rec.self = selfServed(tn, &a.key)
 		tn.pending = append(tn.pending, rec)
 		tn.n.eng.Arriving(1)
 	} else {
@@ -334,16 +340,26 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 		tn.base++
 	}
 	early := !last && rec.stageRoot(a.mine, len(tn.pending))
+	serve := false
+	if rec.self {
+		early, serve = rec.stageSelf(a, last)
+	}
 	gen := rec.pend.Gen()
 	tn.amu.Unlock()
 	eng := tn.n.eng
-	if early { // the root's part is done: it need not wait for the others
+	switch {
+	case serve: // a self-served reduction: this member computes its own result
+		return gsync.Handle{}, rec.serve(a)
+	case early: // the root's part is done: it need not wait for the others
 		return gsync.Handle{}, nil
 	}
 	if !last {
 		return eng.PendingHandle(&rec.pend, gen, a.mine), nil
 	}
-	if tn.local {
+	switch {
+	case rec.self:
+		return rec.runSelf(a)
+	case tn.local:
 		return rec.runHere(a.mine)
 	}
 	// The last to arrive builds the schedule and starts it; the others'
@@ -368,9 +384,10 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 	rec, _ := arrivals.Get().(*arrival)
 	if rec == nil {
 		rec = &arrival{}
-		rec.release = rec.recycle
+		rec.release, rec.releaseSelf = rec.recycle, rec.unref
 	}
 	rec.tn, rec.arrived, rec.finished = tn, 0, false
+	rec.selfSt.size(members)
 	rec.pend.Attach(tn.n.eng)
 	rec.err.Store(nil)
 	rec.c.key = key
@@ -454,6 +471,8 @@ func (r *arrival) recycle() {
 	clear(r.c.src)
 	r.tn = nil
 	r.early = r.early[:0]
+	r.self = false
+	r.selfSt.ready.Store(false)
 	r.pend.Reuse() // handles of this use are dead
 	arrivals.Put(r)
 }

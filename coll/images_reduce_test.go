@@ -3,13 +3,16 @@ package coll_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/coll/colltest"
 	"github.com/gocoll/gocoll/images"
+	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -221,6 +224,86 @@ func TestReductionsImages(t *testing.T) {
 					}
 					return im.Destroy(mixed)
 				})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestSelfServedReductions: on a team that lives on one node, small
+// Reduce and ReduceAll calls with AllThreads are folded by each image
+// itself (local.go). Images of one call may mix blocking and non-blocking
+// forms and arrive in any order; every result is the sequential fold (in
+// image order for non-commutative functions), bitwise the same as the
+// general path's (OUT_ALLSYNC takes it), and disagreements and overlaps
+// are still errors.
+func TestSelfServedReductions(t *testing.T) {
+	for _, T := range []int{2, 3, 4} {
+		t.Run(fmt.Sprint(T), func(t *testing.T) {
+			shared := make([]byte, 8) // a destination two images pass
+			err := colltest.RunImages([]int{T}, colltest.Options{}, coll.Options{}, table, time.Minute, func(im *coll.Image, _ *colltest.Node) error {
+				all := im.TeamAll()
+				me := all.Rank(im.ImageNum())
+				for i, red := range reductionList(T) {
+					if red.kind != "reduce" && red.kind != "all" {
+						continue
+					}
+					for j, mode := range []gsync.Flags{gsync.InMySync | gsync.OutMySync, gsync.InNoSync | gsync.OutNoSync, gsync.InMySync | gsync.OutAllSync} {
+						r := mreduction{red, all, colltest.EveryImage}
+						if (i+j+me)%3 == 0 { // arrive late, now and then
+							time.Sleep(time.Duration(me) * 50 * time.Microsecond)
+						}
+						h, check, err := r.startOn(im, []int{me}, mode|gsync.Local|gsync.AllThreads)
+						if err != nil {
+							return fmt.Errorf("%v: %w", r, err)
+						}
+						if (i+me)%2 == 1 { // this image waits later than the others return
+							time.Sleep(20 * time.Microsecond)
+						}
+						if err := h.Wait(context.Background()); err != nil {
+							return fmt.Errorf("%v: %w", r, err)
+						}
+						if err := check(); err != nil {
+							return fmt.Errorf("%v %v: %w", r, mode, err)
+						}
+					}
+				}
+				// Floating point: the self-served fold gives the general
+				// path's bits (OUT_ALLSYNC is served by the schedule).
+				src := []float64{0.1 * float64(me+1), 1e16 / float64(me+3), -1e16 / float64(me+2)}
+				var bits [2]uint64
+				for k, mode := range []gsync.Flags{gsync.OutMySync, gsync.OutAllSync} {
+					res := make([]float64, 1)
+					if err := im.ReduceAll(all, reducefn.Bytes(res), reducefn.Bytes(src), coll.Layout{BlockSize: 3}, 8, 3*T, fnSumF64, 0,
+						gsync.InMySync|mode|gsync.Local|gsync.AllThreads); err != nil {
+						return err
+					}
+					bits[k] = math.Float64bits(res[0])
+				}
+				if bits[0] != bits[1] {
+					return fmt.Errorf("self-served sum %x, schedule's %x", bits[0], bits[1])
+				}
+				// Disagreement: every image that waits for the others hears of it.
+				b, d := make([]byte, 16), make([]byte, 16)
+				count := 2 * T
+				if me == T-1 {
+					count = 2*T - 1
+				}
+				err := im.ReduceAll(all, d, b[:8*((count+T-1)/T)], coll.Layout{BlockSize: (count + T - 1) / T}, 8, count, fnSumI64, 0, allMy)
+				if me != T-1 && !errors.Is(err, coll.ErrArgsDiffer) {
+					return fmt.Errorf("image %d: %v, want ErrArgsDiffer", me, err)
+				}
+				// Overlap: two images with one destination.
+				dst := make([]byte, 8)
+				if me < 2 {
+					dst = shared
+				}
+				if err := im.ReduceAll(all, dst, make([]byte, 8), coll.Cyclic, 8, T, fnSumI64, 0, allMy); !errors.Is(err, coll.ErrOverlap) {
+					return fmt.Errorf("image %d, shared destination: %v, want ErrOverlap", me, err)
+				}
+				return im.Barrier(all)
+			})
 			if err != nil {
 				t.Fatal(err)
 			}

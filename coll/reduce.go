@@ -141,7 +141,15 @@ func (rd reducer) foldSegs(out []byte, segs [][]byte, tmp []byte) {
 // segments are this node's element ranges per row (see local): rows
 // entries, from its members' runs and local arrays.
 func segments(rows int, runs [][]elemRun, src [][]byte, es int) [][][]byte {
-	segs := make([][][]byte, rows)
+	return segmentsInto(make([][][]byte, rows), runs, src, es)
+}
+
+// segmentsInto is segments reusing segs (one entry per row) and its lists.
+func segmentsInto(segs [][][]byte, runs [][]elemRun, src [][]byte, es int) [][][]byte {
+	rows := len(segs)
+	for r := range segs {
+		segs[r] = segs[r][:0]
+	}
 	for k, rs := range runs {
 		if len(rs) == 0 {
 			continue
