@@ -95,11 +95,8 @@ func checkFlags(f gsync.Flags, nb bool) error {
 	if err := f.Validate(); err != nil {
 		return err
 	}
-	if f&gsync.Aggregate != 0 {
-		if !nb {
-			return gsync.ErrAggregateBlocking
-		}
-		return ErrAggregate
+	if f&gsync.Aggregate != 0 && !nb {
+		return gsync.ErrAggregateBlocking
 	}
 	return nil
 }
@@ -241,6 +238,9 @@ func (im *Image) run(a *callArgs) (h gsync.Handle, err error) {
 			h, err = im.n.start(a.tn, c)
 		}
 	}
+	if err == nil && a.key.kind != kBarrier {
+		a.it.aggOpen = a.key.f&gsync.Aggregate != 0
+	}
 	if len(a.dst) > 1 { // what the image's lists point to is not its to keep alive
 		clear(a.dst)
 		clear(a.src)
@@ -248,9 +248,17 @@ func (im *Image) run(a *callArgs) (h gsync.Handle, err error) {
 	return h, err
 }
 
-// start initiates the schedule of c, cached or built.
+// start initiates the schedule of c, cached or built, or makes it a
+// member of an aggregate, or ends one (aggregate.go).
 func (n *node) start(tn *teamNode, c *call) (gsync.Handle, error) {
-	return n.eng.Start(n.op(tn, c))
+	if !tn.aggregating(c) {
+		return n.eng.Start(n.op(tn, c))
+	}
+	ag, err := n.joinAggregate(tn, c, tn.nextTagBase())
+	if ag == nil || err != nil {
+		return gsync.Handle{}, err
+	}
+	return n.eng.Start(ag)
 }
 
 // op is the schedule of c: a cached one that is idle, else a new one.
@@ -286,6 +294,7 @@ type arrival struct {
 	c        call
 	arrived  int
 	inner    atomic.Pointer[schedOp]
+	agg      *aggOp                // instead of inner: the Last of an aggregate (set before the record starts)
 	err      atomic.Pointer[error] // the members disagree (set by arrivals, read by the engine)
 	tagBase  int
 	finished bool // counted as finished in tn.unfinished
@@ -354,6 +363,9 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 		return gsync.Handle{}, nil
 	}
 	if !last {
+		if a.key.f&gsync.Aggregate != 0 { // an aggregate's member: its handle is not to be synced
+			return gsync.Handle{}, nil
+		}
 		return eng.PendingHandle(&rec.pend, gen, a.mine), nil
 	}
 	switch {
@@ -367,6 +379,12 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 	if rec.err.Load() == nil {
 		if err := crossOverlap(&rec.c, tn); err != nil {
 			rec.fail(err)
+		} else if tn.aggregating(&rec.c) {
+			ag, err := tn.n.joinAggregate(tn, &rec.c, rec.tagBase)
+			if ag == nil { // a member: its images' handles are the invalid handle
+				return rec.finishMember(err)
+			}
+			rec.agg = ag
 		} else {
 			rec.c.key.bufs(&rec.c)
 			op := tn.n.op(tn, &rec.c)
@@ -400,8 +418,39 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 
 func (r *arrival) fail(err error) { r.err.Store(&err) }
 
+// finishMember ends the record of an aggregate's member on its last
+// arrival: the member joined the aggregate, and no image syncs its handle
+// (the spec leaves that undefined: here the handles are dead).
+func (r *arrival) finishMember(err error) (gsync.Handle, error) {
+	n := len(r.tn.mem)
+	r.tn.n.eng.Arriving(-1)
+	r.early = r.early[:0]
+	for m := range n {
+		r.early = append(r.early, m)
+	}
+	r.pend.Finish(n, err, r.release, r.early...)
+	return gsync.Handle{}, err
+}
+
+// done lists the members done with the record besides those in r.early:
+// all of them for an aggregate's member, whose handles nobody syncs.
+func (r *arrival) doneMembers(last int) []int {
+	r.early = append(r.early, last)
+	if r.c.key.f&gsync.Aggregate != 0 {
+		r.early = r.early[:0]
+		for m := range r.tn.mem {
+			r.early = append(r.early, m)
+		}
+	}
+	return r.early
+}
+
 // Bind implements sync.Op; the arrival took its sequence number when made.
 func (r *arrival) Bind(slot uint32) {
+	if r.agg != nil {
+		r.agg.Bind(slot) // counts itself
+		return
+	}
 	if op := r.inner.Load(); op != nil {
 		op.bindAs(slot, r.tagBase)
 	}
@@ -410,6 +459,10 @@ func (r *arrival) Bind(slot uint32) {
 
 // Complete implements sync.Op.
 func (r *arrival) Complete(idx uint32) {
+	if r.agg != nil {
+		r.agg.Complete(idx)
+		return
+	}
 	op := r.inner.Load()
 	op.Complete(idx)
 	r.noteFinished(op)
@@ -419,6 +472,9 @@ func (r *arrival) Complete(idx uint32) {
 func (r *arrival) Step() error {
 	if err := r.err.Load(); err != nil {
 		return *err
+	}
+	if r.agg != nil {
+		return r.agg.Step()
 	}
 	op := r.inner.Load()
 	if op == nil {
@@ -438,18 +494,27 @@ func (r *arrival) noteFinished(op *schedOp) {
 
 // AgentSafe implements sync.AgentSafe.
 func (r *arrival) AgentSafe() bool {
+	if r.agg != nil {
+		return r.agg.AgentSafe()
+	}
 	op := r.inner.Load()
 	return op == nil || op.AgentSafe()
 }
 
 // Syncable implements sync.Op.
 func (r *arrival) Syncable() bool {
+	if r.agg != nil {
+		return r.agg.Syncable()
+	}
 	op := r.inner.Load()
 	return op != nil && op.Syncable()
 }
 
 // Finished implements sync.Op.
 func (r *arrival) Finished() bool {
+	if r.agg != nil {
+		return r.agg.Finished()
+	}
 	op := r.inner.Load()
 	return op != nil && op.Finished()
 }
@@ -459,7 +524,10 @@ func (r *arrival) Retire() {
 	if op := r.inner.Swap(nil); op != nil {
 		op.Retire()
 	}
-	if !r.finished {
+	if r.agg != nil {
+		r.agg.Retire() // counted itself
+		r.agg = nil
+	} else if !r.finished {
 		r.tn.count(-1)
 	}
 	r.recycle()
@@ -563,7 +631,6 @@ func (r *arrival) runHere(last int) (gsync.Handle, error) {
 		op.Retire()
 	}
 	tn.n.eng.Arriving(-1)
-	r.early = append(r.early, last)
-	r.pend.Finish(len(tn.mem), err, r.release, r.early...)
+	r.pend.Finish(len(tn.mem), err, r.release, r.doneMembers(last)...)
 	return gsync.Handle{}, err
 }

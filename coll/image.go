@@ -71,6 +71,7 @@ type imageTeam struct {
 	calls     uint64     // AllThreads initiations on the team so far
 	creations uint64     // teams made from the team so far
 	lastFold  *localFold // its last self-served reduction's fold (local.go)
+	aggOpen   bool       // its last collective on the team had Aggregate (aggregate.go)
 }
 
 // TeamAll is the team of every image (GASNET_TEAM_ALL).
@@ -126,6 +127,14 @@ func (im *Image) Close() error {
 	if err := im.check(); err != nil {
 		return err
 	}
+	for _, it := range im.teams {
+		if it.aggOpen {
+			return fmt.Errorf("%w: on team %d", ErrAggregateOpen, it.tn.team.ID())
+		}
+	}
+	if im.allTeam.aggOpen {
+		return fmt.Errorf("%w: on TeamAll", ErrAggregateOpen)
+	}
 	im.closed = true
 	n := im.n
 	n.mu.Lock()
@@ -180,6 +189,9 @@ func (im *Image) NodeBarrier(t *images.Team) error {
 }
 
 func (im *Image) barrier(t *images.Team, threads gsync.Flags) error {
+	if err := im.noAggregate(t); err != nil {
+		return err
+	}
 	var a callArgs
 	im.args(&a, kBarrier, t, 0, 1, gsync.InAllSync|gsync.OutAllSync|gsync.Local|threads, false, threads == 0)
 	h, err := im.run(&a)
@@ -187,4 +199,18 @@ func (im *Image) barrier(t *images.Team, threads gsync.Flags) error {
 		return err
 	}
 	return h.Wait(context.Background())
+}
+
+// noAggregate fails when the image left an aggregate open on t: what
+// follows must not end it (the spec forbids barriers between an
+// aggregate's first and last members; a team's creation or destruction
+// would run inside it).
+func (im *Image) noAggregate(t *images.Team) error {
+	if im.check() != nil {
+		return nil // the caller reports it
+	}
+	if it, err := im.team(t); err == nil && it.aggOpen {
+		return ErrAggregateOpen
+	}
+	return nil
 }

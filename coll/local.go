@@ -152,8 +152,7 @@ func (r *arrival) runSelf(a *callArgs) (gsync.Handle, error) {
 		}
 	}
 	tn.n.eng.Arriving(-1)
-	r.early = append(r.early, last)
-	r.pend.Finish(len(tn.mem), err, r.releaseSelf, r.early...)
+	r.pend.Finish(len(tn.mem), err, r.releaseSelf, r.doneMembers(last)...)
 	return gsync.Handle{}, err
 }
 

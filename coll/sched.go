@@ -80,6 +80,7 @@ type schedOp struct {
 
 	// state of one run, set by reset
 	slot    uint32
+	idxBase uint32 // added to transfer indices in tokens (an aggregate's part: aggregate.go)
 	tagBase int
 	items   []item // the receives of all rounds, then the sends in round order
 	state   []roundState
@@ -240,7 +241,7 @@ func (o *schedOp) Step() error {
 		for r := range o.rounds {
 			o.left += len(o.rounds[r].recvs)
 			for _, x := range o.rounds[r].recvs {
-				done, err := o.cd.Irecv(x.peer, o.tagBase|x.sub, x.buf, gsync.Token(o.slot, i))
+				done, err := o.cd.Irecv(x.peer, o.tagBase|x.sub, x.buf, gsync.Token(o.slot, o.idxBase+i))
 				if err != nil {
 					return err
 				}
@@ -270,7 +271,7 @@ func (o *schedOp) startRound() error {
 	o.left += len(o.rounds[r].sends)
 	for k, x := range o.rounds[r].sends {
 		idx := uint32(o.state[r].sendAt + k)
-		done, err := o.cd.Isend(x.peer, o.tagBase|x.sub, x.buf, gsync.Token(o.slot, idx))
+		done, err := o.cd.Isend(x.peer, o.tagBase|x.sub, x.buf, gsync.Token(o.slot, o.idxBase+idx))
 		if err != nil {
 			return err
 		}

@@ -76,6 +76,9 @@ func (im *Image) makeTeam(parent *images.Team, color, key int, list []int) (*ima
 	if err := im.check(); err != nil {
 		return nil, err
 	}
+	if err := im.noAggregate(parent); err != nil {
+		return nil, err
+	}
 	it, err := im.team(parent)
 	if err != nil {
 		return nil, err
@@ -375,6 +378,9 @@ func (im *Image) Destroy(t *images.Team) error {
 	}
 	if it == im.allTeam {
 		return fmt.Errorf("%w: TeamAll cannot be destroyed", ErrTeam)
+	}
+	if it.aggOpen {
+		return ErrAggregateOpen
 	}
 	delete(im.teams, t)
 	tn := it.tn

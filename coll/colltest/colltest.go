@@ -11,6 +11,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gocoll/gocoll/coll"
@@ -35,7 +36,12 @@ type World struct {
 	rngMu sync.Mutex
 	rng   *rand.Rand
 	wg    sync.WaitGroup // messages in flight
+	sent  atomic.Int64   // messages sent, for tests that count them
 }
+
+// Sent is the number of messages sent so far by all nodes (each Isend is
+// one), so that a test can count what a collective costs on the wire.
+func (w *World) Sent() int64 { return w.sent.Load() }
 
 // NewWorld makes n connected nodes.
 func NewWorld(n int, opts Options) *World {
@@ -113,6 +119,7 @@ func (c *Conduit) Isend(dst, tag int, b []byte, token uint64) (bool, error) {
 		return false, fmt.Errorf("%w: %d", ErrPeer, dst)
 	}
 	to := c.w.nodes[dst]
+	c.w.sent.Add(1)
 	d := c.w.delay()
 	if d == 0 {
 		to.deliver(c, tag, b)
@@ -215,11 +222,19 @@ func RunImages(perNode []int, o Options, copts coll.Options, fns []reducefn.Entr
 }
 
 func run(perNode []int, o Options, copts coll.Options, fns []reducefn.Entry, timeout time.Duration, fn func(im *coll.Image, nd *Node) error) error {
+	return NewWorld(len(perNode), o).RunImages(perNode, copts, fns, timeout, fn)
+}
+
+// RunImages is the package's RunImages on the nodes of w (one per entry of
+// perNode), for a test that looks at the world afterwards (Sent).
+func (w *World) RunImages(perNode []int, copts coll.Options, fns []reducefn.Entry, timeout time.Duration, fn func(im *coll.Image, nd *Node) error) error {
+	if len(perNode) != w.Nodes() {
+		return fmt.Errorf("colltest: %d nodes in the table, %d in the world", len(perNode), w.Nodes())
+	}
 	table, err := images.New(perNode)
 	if err != nil {
 		return err
 	}
-	w := NewWorld(len(perNode), o)
 	errs := make([]error, table.Images())
 	var mu sync.Mutex // errs is read on a timeout while images still run
 	var wg sync.WaitGroup

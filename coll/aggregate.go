@@ -1,0 +1,397 @@
+package coll
+
+import (
+	"fmt"
+	stdsync "sync"
+
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// Aggregation (the spec's GASNET_COLL_AGGREGATE). Consecutive non-blocking
+// initiations with Aggregate on one team are the members of an aggregate,
+// which the first initiation without the flag (the Last member, blocking or
+// not) ends; the Last's handle syncs once every member completed to the
+// extent of its output sync mode, and the members' handles are the invalid
+// handle. Members' buffers are taken at their initiation (the spec's bulk
+// lifetime), but nothing moves before the Last: then the node runs the
+// aggregate as one operation.
+//
+// Coalescing: members whose schedules have the same skeleton (the same
+// transfers between the same nodes in the same rounds: the same kind and
+// root, and for the reductions the same array, function and layouts; sizes
+// of the data-movement collectives aside) are fused into one schedule run
+// in lockstep: in each round, their messages to one peer with one sub-tag
+// travel as one message (packed into an internal buffer, unpacked by
+// copies at the start of the next round), their copies and computations
+// run together. Both ends of every message fuse the same members, since
+// every node sees the same aggregate, so each knows the size and layout of
+// the fused message. Members of different skeletons form groups that run
+// side by side, each fused. IN_ALLSYNC and OUT_ALLSYNC cost one barrier
+// each per aggregate: the entry barrier runs before any group starts when
+// a member asks for IN_ALLSYNC, the exit barrier once every group finished
+// when a member asks for OUT_ALLSYNC; the aggregate syncs in its strongest
+// output mode.
+//
+// On a team that lives on one node there is nothing to coalesce: members
+// run at once, as without the flag (and their errors are returned by their
+// own calls).
+//
+// Rules (errors, not hangs): Aggregate on a blocking call is
+// sync.ErrAggregateBlocking; an aggregate has at most maxAggregate members
+// (ErrAggregate); Barrier, NodeBarrier, Split, TeamFromImages and Destroy on
+// a team where the image left an aggregate open, and Close with one open,
+// are ErrAggregateOpen. An aggregate open on one team does not hold
+// collectives on other teams back: each team has its own.
+
+// maxAggregate bounds the members of an aggregate, so that every member's
+// sequence number stays unique among the team's live operations.
+const maxAggregate = 1024
+
+// aggregate is a team's open aggregate on a node.
+type aggregate struct {
+	mu    stdsync.Mutex
+	calls []aggCall
+}
+
+// aggCall is a member: its call (with lists of its own) and its tag base.
+type aggCall struct {
+	c       call
+	tagBase int
+}
+
+// add records a member.
+func (ag *aggregate) add(c *call, tagBase int) error {
+	ag.mu.Lock()
+	defer ag.mu.Unlock()
+	if len(ag.calls) >= maxAggregate-1 {
+		ag.calls = ag.calls[:0]
+		return fmt.Errorf("%w: more than %d members", ErrAggregate, maxAggregate)
+	}
+	ag.calls = append(ag.calls, aggCall{c: c.clone(), tagBase: tagBase})
+	return nil
+}
+
+// close takes the members for the Last, whose call is c, and empties the
+// aggregate; it returns nil when none is open.
+func (ag *aggregate) close(c *call, tagBase int) []aggCall {
+	ag.mu.Lock()
+	defer ag.mu.Unlock()
+	if len(ag.calls) == 0 {
+		return nil
+	}
+	calls := append(ag.calls, aggCall{c: c.clone(), tagBase: tagBase})
+	ag.calls = nil
+	return calls
+}
+
+// clone is c with buffer lists of its own (the caller's may be reused).
+func (c *call) clone() call {
+	return call{key: c.key, dst: append([][]byte(nil), c.dst...), src: append([][]byte(nil), c.src...)}
+}
+
+// aggregating reports whether an initiation of c on tn joins or ends an
+// aggregate: it has the flag, or one is open. Teams on one node never
+// aggregate (nothing to coalesce).
+func (tn *teamNode) aggregating(c *call) bool {
+	if tn.local {
+		return false
+	}
+	if c.key.f&gsync.Aggregate != 0 {
+		return true
+	}
+	tn.agg.mu.Lock()
+	defer tn.agg.mu.Unlock()
+	return len(tn.agg.calls) > 0
+}
+
+// joinAggregate adds c as a member, or, for the Last, builds the aggregate
+// operation (nil and no error for a member).
+func (n *node) joinAggregate(tn *teamNode, c *call, tagBase int) (*aggOp, error) {
+	if c.key.f&gsync.Aggregate != 0 {
+		return nil, tn.agg.add(c, tagBase)
+	}
+	calls := tn.agg.close(c, tagBase)
+	return n.buildAggregate(tn, calls), nil
+}
+
+// fusionKey is what members must share to be fused: every argument that
+// shapes a schedule's transfers.
+func fusionKey(k planKey) planKey {
+	k.f, k.dst, k.src, k.bh = 0, bufID{}, bufID{}, 0
+	if k.kind < kReduce {
+		k.n = 0 // sizes scale messages, not rounds
+	}
+	return k
+}
+
+// subShift splits an aggregate's transfer indices: the part above names
+// the schedule (entry barrier, groups, exit barrier), the part below its
+// transfer.
+const subShift = 24
+
+// buildAggregate is the aggregate operation of calls (in initiation order).
+func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
+	var in, out gsync.Flags = gsync.InNoSync, gsync.OutNoSync
+	type group struct {
+		key    planKey
+		rounds [][]round
+		g      geom
+		base   int
+	}
+	var groups []*group
+	for i := range calls {
+		ac := &calls[i]
+		f := ac.c.key.f
+		in, out = max(in, f.In()), max(out, f.Out()) // the flags grow stronger bit by bit
+		fk := fusionKey(ac.c.key)
+		var gr *group
+		for _, x := range groups {
+			if x.key == fk {
+				gr = x
+				break
+			}
+		}
+		if gr == nil {
+			gr = &group{key: fk, g: n.geom(tn, 0), base: ac.tagBase}
+			groups = append(groups, gr)
+		}
+		g := gr.g
+		g.n = ac.c.key.n
+		gr.rounds = append(gr.rounds, n.build(g, &ac.c))
+	}
+	a := &aggOp{tn: tn}
+	g := n.geom(tn, 0)
+	base := calls[0].tagBase
+	if in == gsync.InAllSync {
+		a.entry = newRawOp(n, tn, planKey{kind: kBarrier}, barrierRounds(g, subEntry), gsync.OutMySync, nil, base)
+	}
+	gout := min(out, gsync.OutMySync) // OUT_ALLSYNC is the exit barrier's
+	for _, gr := range groups {
+		a.groups = append(a.groups, newRawOp(n, tn, gr.key, fuse(gr.g, gr.rounds), gout, gr.g.sc, gr.base))
+	}
+	if out == gsync.OutAllSync {
+		if rs := barrierRounds(g, subExit); len(rs) > 0 {
+			a.exit = newRawOp(n, tn, planKey{kind: kBarrier}, rs, gsync.OutMySync, nil, base)
+		}
+	}
+	a.subs = append(a.subs, a.entry)
+	a.subs = append(a.subs, a.groups...)
+	a.subs = append(a.subs, a.exit)
+	return a
+}
+
+// fuse merges the rounds of members with one skeleton (see above) into
+// one schedule: round by round, the members' copies, then the packing of
+// fused sends, the sends, the late copies; fused receives land in an
+// internal buffer unpacked at the start of the next round. A transfer that
+// only one member has (or a single member) is left as it is.
+func fuse(g geom, members [][]round) []round {
+	if len(members) == 1 {
+		return members[0]
+	}
+	R := 0
+	for _, rs := range members {
+		R = max(R, len(rs))
+	}
+	out := make([]round, R+1)
+	type xkey struct{ peer, sub int }
+	for r := range R {
+		o := &out[r]
+		var sends, recvs []xkey
+		bySend, byRecv := map[xkey][]xfer{}, map[xkey][]xfer{}
+		for _, rs := range members {
+			if r >= len(rs) {
+				continue
+			}
+			o.afterSends = o.afterSends || rs[r].afterSends
+			for _, c := range rs[r].copies {
+				if !c.late {
+					o.copies = append(o.copies, c)
+				}
+			}
+			for _, x := range rs[r].sends {
+				k := xkey{x.peer, x.sub}
+				if bySend[k] == nil {
+					sends = append(sends, k)
+				}
+				bySend[k] = append(bySend[k], x)
+			}
+			for _, x := range rs[r].recvs {
+				k := xkey{x.peer, x.sub}
+				if byRecv[k] == nil {
+					recvs = append(recvs, k)
+				}
+				byRecv[k] = append(byRecv[k], x)
+			}
+		}
+		for _, k := range sends {
+			xs := bySend[k]
+			if len(xs) == 1 {
+				o.sends = append(o.sends, xs[0])
+				continue
+			}
+			buf := g.buf(xferBytes(xs))
+			off := 0
+			for _, x := range xs { // packed before the round's sends start
+				o.copies = append(o.copies, copyOp{dst: buf[off : off+len(x.buf)], src: x.buf, client: x.client})
+				off += len(x.buf)
+			}
+			o.sends = append(o.sends, xfer{peer: k.peer, sub: k.sub, buf: buf})
+		}
+		for _, rs := range members {
+			if r < len(rs) {
+				for _, c := range rs[r].copies {
+					if c.late {
+						o.copies = append(o.copies, c)
+					}
+				}
+			}
+		}
+		for _, k := range recvs {
+			xs := byRecv[k]
+			if len(xs) == 1 {
+				o.recvs = append(o.recvs, xs[0])
+				continue
+			}
+			buf := g.buf(xferBytes(xs))
+			off := 0
+			for _, x := range xs { // unpacked before anything of the next round
+				out[r+1].copies = append(out[r+1].copies, copyOp{dst: x.buf, src: buf[off : off+len(x.buf)], client: x.client, toClient: x.client})
+				off += len(x.buf)
+			}
+			o.recvs = append(o.recvs, xfer{peer: k.peer, sub: k.sub, buf: buf})
+		}
+	}
+	if last := &out[R]; len(last.copies) == 0 {
+		out = out[:R]
+	}
+	return out
+}
+
+func xferBytes(xs []xfer) int {
+	n := 0
+	for _, x := range xs {
+		n += len(x.buf)
+	}
+	return n
+}
+
+// newRawOp is a schedule that is no call's own (an aggregate's part) of
+// the calls key describes (kind and function), synced in output mode out,
+// with the tag base it will run with.
+func newRawOp(n *node, tn *teamNode, key planKey, rounds []round, out gsync.Flags, sc *scratch, tagBase int) *schedOp {
+	o := &schedOp{n: n, tn: tn, cd: n.cd, key: key, out: out, rounds: rounds, sc: sc, tagBase: tagBase}
+	o.items = o.itemBuf[:0]
+	o.state = o.stateBuf[:0]
+	o.reset()
+	return o
+}
+
+// aggOp is an aggregate as the engine runs it: an entry barrier, the fused
+// groups side by side, an exit barrier; each a schedule whose transfers
+// are told apart by the top bits of their index (subShift).
+type aggOp struct {
+	tn          *teamNode
+	entry, exit *schedOp // nil when no member asks for them
+	groups      []*schedOp
+	subs        []*schedOp // entry, groups, exit: the index's top bits
+	finished    bool       // counted off the team's unfinished operations
+}
+
+// Bind implements sync.Op.
+func (a *aggOp) Bind(slot uint32) {
+	for i, o := range a.subs {
+		if o != nil {
+			o.bindAs(slot, o.tagBase)
+			o.idxBase = uint32(i) << subShift
+		}
+	}
+	a.finished = false
+	a.tn.count(1)
+}
+
+// Complete implements sync.Op.
+func (a *aggOp) Complete(idx uint32) {
+	a.subs[idx>>subShift].Complete(idx & (1<<subShift - 1))
+	a.noteFinished()
+}
+
+// Step implements sync.Op: the groups start once the entry barrier is
+// over, the exit barrier once every group finished.
+func (a *aggOp) Step() error {
+	defer a.noteFinished()
+	if a.entry != nil {
+		if err := a.entry.Step(); err != nil || !a.entry.Finished() {
+			return err
+		}
+	}
+	done := true
+	for _, o := range a.groups {
+		if err := o.Step(); err != nil {
+			return err
+		}
+		done = done && o.Finished()
+	}
+	if done && a.exit != nil {
+		return a.exit.Step()
+	}
+	return nil
+}
+
+// Syncable implements sync.Op: every group to the extent of the
+// aggregate's output mode, and the exit barrier when there is one.
+func (a *aggOp) Syncable() bool {
+	if a.entry != nil && !a.entry.Finished() {
+		return false
+	}
+	for _, o := range a.groups {
+		if !o.Syncable() {
+			return false
+		}
+	}
+	return a.exit == nil || a.exit.Finished()
+}
+
+// Finished implements sync.Op.
+func (a *aggOp) Finished() bool {
+	for _, o := range a.subs {
+		if o != nil && !o.Finished() {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *aggOp) noteFinished() {
+	if !a.finished && a.Finished() {
+		a.finished = true
+		a.tn.count(-1)
+	}
+}
+
+// Retire implements sync.Op.
+func (a *aggOp) Retire() {
+	for _, o := range a.subs {
+		if o != nil {
+			o.Retire()
+			if o.sc != nil { // a failed aggregate's buffers, unless finished (released then)
+				o.sc.release()
+				o.sc = nil
+			}
+		}
+	}
+	if !a.finished {
+		a.finished = true
+		a.tn.count(-1)
+	}
+}
+
+// AgentSafe implements sync.AgentSafe.
+func (a *aggOp) AgentSafe() bool {
+	for _, o := range a.subs {
+		if o != nil && !o.AgentSafe() {
+			return false
+		}
+	}
+	return true
+}
