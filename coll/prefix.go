@@ -28,10 +28,11 @@ func prefixSched(g geom, t Tree, rd reducer, sd, dd dist, dst, src [][]byte, exc
 	// starts absent; the first vector received becomes it as it is.
 	inc, exc := own, shape{rows: rows, es: es}.empty(g)
 	excSet := false
+	ownClient := fill == nil // own is the caller's source as it lies (see reduceSched)
 	for k := 0; 1<<k < g.P; k++ {
 		d := 1 << k
 		if me+d < g.P {
-			cur.sends = append(cur.sends, xfer{g.node(me + d), 2 + k, inc.buf, false})
+			cur.sends = append(cur.sends, xfer{g.node(me + d), 2 + k, inc.buf, ownClient && &inc.buf[0] == &own.buf[0]})
 		}
 		if me-d < 0 {
 			continue

@@ -282,6 +282,9 @@ func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst []byte, src
 	if inDst {
 		return []round{r0}
 	}
+	// own may be the caller's source as it lies: reading it then touches
+	// the caller's data areas, which OUT_MYSYNC waits for.
+	ownClient := fill == nil
 	kids := make([]partials, len(pos.children))
 	for i, c := range pos.children {
 		kids[i] = sh.new(g)
@@ -298,14 +301,14 @@ func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst []byte, src
 		if last {
 			out = sh.over(dst[:rd.es])
 		}
-		r1.copies = append(r1.copies, compute(last, last, func() { rd.combineInto(out, in, kid) }))
+		r1.copies = append(r1.copies, compute(last || (i == 0 && ownClient), last, func() { rd.combineInto(out, in, kid) }))
 		acc = out
 	}
 	if direct {
 		return []round{r0, r1}
 	}
 	if pos.parent >= 0 {
-		r1.sends = append(r1.sends, xfer{g.node(g.abs(root, pos.parent)), 0, acc.buf, false})
+		r1.sends = append(r1.sends, xfer{g.node(g.abs(root, pos.parent)), 0, acc.buf, len(kids) == 0 && ownClient})
 		rs := []round{r0, r1}
 		if g.me == qDst { // non-commutative, not node rank 0: the result comes from node rank 0
 			rs = append(rs, round{recvs: []xfer{{g.node(0), 1, dst[:rd.es], true}}})
@@ -318,7 +321,7 @@ func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst []byte, src
 		return []round{r0, r1}
 	}
 	res := make([]byte, rd.es)
-	r1.copies = append(r1.copies, compute(false, false, func() { rd.total(res, acc) }))
+	r1.copies = append(r1.copies, compute(len(kids) == 0 && ownClient, false, func() { rd.total(res, acc) }))
 	r1.sends = append(r1.sends, xfer{g.node(qDst), 1, res, false})
 	return []round{r0, r1}
 }
@@ -379,8 +382,9 @@ func recursiveDoublingSched(g geom, rd reducer, d dist, dst []byte, src [][]byte
 	if inDst {
 		return []round{cur}
 	}
+	ownClient := fill == nil // own is the caller's source as it lies (see reduceSched)
 	if me < 2*rem && me%2 == 0 { // hands its partials to me+1, gets the result back
-		cur.sends = append(cur.sends, xfer{g.node(me + 1), 0, own.buf, false})
+		cur.sends = append(cur.sends, xfer{g.node(me + 1), 0, own.buf, ownClient})
 		final := sh.new(g)
 		return []round{cur,
 			{recvs: []xfer{{g.node(me + 1), 1, final.buf, false}}},
@@ -396,7 +400,7 @@ func recursiveDoublingSched(g geom, rd reducer, d dist, dst []byte, src [][]byte
 		cur.recvs = append(cur.recvs, xfer{g.node(me - 1), 0, pre.buf, false})
 		rs = append(rs, cur)
 		out := sh.new(g)
-		cur = round{copies: []copyOp{compute(false, false, func() { rd.combineInto(out, pre, own) })}}
+		cur = round{copies: []copyOp{compute(ownClient, false, func() { rd.combineInto(out, pre, own) })}}
 		acc = out
 	}
 	orig := func(n int) int {
@@ -411,13 +415,14 @@ func recursiveDoublingSched(g geom, rd reducer, d dist, dst []byte, src [][]byte
 		if 1<<(k+1) == P2 && me >= 2*rem && sh.dense && sh.rows == 1 {
 			out = sh.over(dst[:rd.es]) // the last step writes the result in place
 		}
-		cur.sends = append(cur.sends, xfer{g.node(orig(pn)), 2 + k, mine.buf, false})
+		client := k == 0 && me >= 2*rem && ownClient // mine is the caller's source
+		cur.sends = append(cur.sends, xfer{g.node(orig(pn)), 2 + k, mine.buf, client})
 		cur.recvs = append(cur.recvs, xfer{g.node(orig(pn)), 2 + k, in.buf, false})
 		rs = append(rs, cur)
 		if pn < nr {
-			cur = round{copies: []copyOp{compute(false, false, func() { rd.combineInto(out, in, mine) })}}
+			cur = round{copies: []copyOp{compute(client, false, func() { rd.combineInto(out, in, mine) })}}
 		} else {
-			cur = round{copies: []copyOp{compute(false, false, func() { rd.combineInto(out, mine, in) })}}
+			cur = round{copies: []copyOp{compute(client, false, func() { rd.combineInto(out, mine, in) })}}
 		}
 		acc = out
 	}
