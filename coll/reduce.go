@@ -382,7 +382,7 @@ func recursiveDoublingSched(g geom, rd reducer, d dist, dst []byte, src [][]byte
 	if inDst {
 		return []round{cur}
 	}
-	ownClient := fill == nil // own is the caller's source as it lies (see reduceSched)
+	ownClient := fill == nil     // own is the caller's source as it lies (see reduceSched)
 	if me < 2*rem && me%2 == 0 { // hands its partials to me+1, gets the result back
 		cur.sends = append(cur.sends, xfer{g.node(me + 1), 0, own.buf, ownClient})
 		final := sh.new(g)
