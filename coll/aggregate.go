@@ -2,7 +2,9 @@ package coll
 
 import (
 	"fmt"
+	"slices"
 	stdsync "sync"
+	"sync/atomic"
 
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -22,8 +24,8 @@ import (
 // of the data-movement collectives aside) are fused into one schedule run
 // in lockstep: in each round, their messages to one peer with one sub-tag
 // travel as one message (packed into an internal buffer, unpacked by
-// copies at the start of the next round), their copies and computations
-// run together. Both ends of every message fuse the same members, since
+// copies at the start of the next round) up to fuseMax bytes, their copies
+// and computations run together. Both ends of every message fuse the same members, since
 // every node sees the same aggregate, so each knows the size and layout of
 // the fused message. Members of different skeletons form groups that run
 // side by side, each fused. IN_ALLSYNC and OUT_ALLSYNC cost one barrier
@@ -47,46 +49,59 @@ import (
 // sequence number stays unique among the team's live operations.
 const maxAggregate = 1024
 
-// aggregate is a team's open aggregate on a node.
+// aggWays is how many aggregate operations a team keeps for reuse: an
+// iterative code makes the same aggregate again and again, and building
+// one (every member's schedule, then the fusion) costs far more than
+// running it.
+const aggWays = 2
+
+// aggregate is a team's open aggregate on a node, and its cached
+// aggregate operations.
 type aggregate struct {
-	mu    stdsync.Mutex
-	calls []aggCall
+	mu     stdsync.Mutex
+	calls  []aggCall // the members so far (storage reused)
+	cache  [aggWays]*aggOp
+	victim int
 }
 
-// aggCall is a member: its call (with lists of its own) and its tag base.
+// aggCall is a member: its arguments (key, with its buffers' identities),
+// its buffers and its tag base.
 type aggCall struct {
-	c       call
-	tagBase int
+	key      planKey
+	tagBase  int
+	dst, src []byte   // the buffers of a call for one member
+	dl, sl   [][]byte // of a call for several: copies of its lists
 }
 
-// add records a member.
+// call is the member's call, with lists of its own.
+func (ac *aggCall) call() call {
+	if ac.dl != nil {
+		return call{key: ac.key, dst: ac.dl, src: ac.sl}
+	}
+	return call{key: ac.key, dst: [][]byte{ac.dst}, src: [][]byte{ac.src}}
+}
+
+// same reports whether ac and bc are the same call on the same buffers.
+func (ac *aggCall) same(bc *aggCall) bool {
+	return ac.key == bc.key && sameLists(ac.dl, bc.dl) && sameLists(ac.sl, bc.sl)
+}
+
+// add records a member (c.key carries its buffers' identities).
 func (ag *aggregate) add(c *call, tagBase int) error {
 	ag.mu.Lock()
 	defer ag.mu.Unlock()
-	if len(ag.calls) >= maxAggregate-1 {
+	if len(ag.calls) >= maxAggregate {
 		ag.calls = ag.calls[:0]
 		return fmt.Errorf("%w: more than %d members", ErrAggregate, maxAggregate)
 	}
-	ag.calls = append(ag.calls, aggCall{c: c.clone(), tagBase: tagBase})
-	return nil
-}
-
-// close takes the members for the Last, whose call is c, and empties the
-// aggregate; it returns nil when none is open.
-func (ag *aggregate) close(c *call, tagBase int) []aggCall {
-	ag.mu.Lock()
-	defer ag.mu.Unlock()
-	if len(ag.calls) == 0 {
-		return nil
+	ac := aggCall{key: c.key, tagBase: tagBase}
+	if len(c.dst) == 1 {
+		ac.dst, ac.src = c.dst[0], c.src[0]
+	} else {
+		ac.dl, ac.sl = slices.Clone(c.dst), slices.Clone(c.src)
 	}
-	calls := append(ag.calls, aggCall{c: c.clone(), tagBase: tagBase})
-	ag.calls = nil
-	return calls
-}
-
-// clone is c with buffer lists of its own (the caller's may be reused).
-func (c *call) clone() call {
-	return call{key: c.key, dst: append([][]byte(nil), c.dst...), src: append([][]byte(nil), c.src...)}
+	ag.calls = append(ag.calls, ac)
+	return nil
 }
 
 // aggregating reports whether an initiation of c on tn joins or ends an
@@ -104,14 +119,83 @@ func (tn *teamNode) aggregating(c *call) bool {
 	return len(tn.agg.calls) > 0
 }
 
-// joinAggregate adds c as a member, or, for the Last, builds the aggregate
-// operation (nil and no error for a member).
+// joinAggregate adds c (its key carrying its buffers' identities) as a
+// member, or, for the Last, returns the aggregate operation, cached or
+// built (nil and no error for a member).
 func (n *node) joinAggregate(tn *teamNode, c *call, tagBase int) (*aggOp, error) {
-	if c.key.f&gsync.Aggregate != 0 {
-		return nil, tn.agg.add(c, tagBase)
+	ag := &tn.agg
+	if err := ag.add(c, tagBase); err != nil || c.key.f&gsync.Aggregate != 0 {
+		return nil, err
 	}
-	calls := tn.agg.close(c, tagBase)
-	return n.buildAggregate(tn, calls), nil
+	ag.mu.Lock()
+	defer ag.mu.Unlock()
+	calls := ag.calls
+	ag.calls = ag.calls[:0]
+	if a := ag.reuse(calls); a != nil {
+		return a, nil
+	}
+	a := n.buildAggregate(tn, slices.Clone(calls))
+	ag.keep(a)
+	return a, nil
+}
+
+// reuse is a cached operation of the same members, idle, made ready to run
+// with their tag bases; nil if there is none.
+func (ag *aggregate) reuse(calls []aggCall) *aggOp {
+	for _, a := range ag.cache {
+		if a == nil || len(a.members) != len(calls) {
+			continue
+		}
+		same := true
+		for i := range calls {
+			if !a.members[i].same(&calls[i]) {
+				same = false
+				break
+			}
+		}
+		if same && a.idle.CompareAndSwap(true, false) {
+			a.rerun(calls)
+			return a
+		}
+	}
+	return nil
+}
+
+// keep caches a, a new operation about to run, in place of an idle entry,
+// when the memory it holds on to is small.
+func (ag *aggregate) keep(a *aggOp) {
+	bytes := 0
+	for _, o := range a.groups {
+		bytes += o.sc.bytes()
+	}
+	for i := range a.members {
+		m := &a.members[i]
+		bytes += len(m.dst) + len(m.src)
+		for _, l := range [2][][]byte{m.dl, m.sl} {
+			for _, b := range l {
+				bytes += len(b)
+			}
+		}
+	}
+	if bytes > aggWays*cacheMaxBytes {
+		return
+	}
+	for i := range aggWays {
+		w := (ag.victim + i) % aggWays
+		old := ag.cache[w]
+		if old != nil && !old.idle.CompareAndSwap(true, false) {
+			continue // running
+		}
+		if old != nil {
+			old.release()
+		}
+		a.cached = true
+		for _, o := range a.groups {
+			o.cached = true // its buffers stay with it
+		}
+		ag.cache[w], ag.victim = a, w+1
+		return
+	}
 }
 
 // fusionKey is what members must share to be fused: every argument that
@@ -136,14 +220,15 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 		key    planKey
 		rounds [][]round
 		g      geom
-		base   int
+		first  int // its first member
 	}
 	var groups []*group
 	for i := range calls {
 		ac := &calls[i]
-		f := ac.c.key.f
+		c := ac.call()
+		f := ac.key.f
 		in, out = max(in, f.In()), max(out, f.Out()) // the flags grow stronger bit by bit
-		fk := fusionKey(ac.c.key)
+		fk := fusionKey(ac.key)
 		var gr *group
 		for _, x := range groups {
 			if x.key == fk {
@@ -152,14 +237,14 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 			}
 		}
 		if gr == nil {
-			gr = &group{key: fk, g: n.geom(tn, 0), base: ac.tagBase}
+			gr = &group{key: fk, g: n.geom(tn, 0), first: i}
 			groups = append(groups, gr)
 		}
 		g := gr.g
-		g.n = ac.c.key.n
-		gr.rounds = append(gr.rounds, n.build(g, &ac.c))
+		g.n = ac.key.n
+		gr.rounds = append(gr.rounds, n.build(g, &c))
 	}
-	a := &aggOp{tn: tn}
+	a := &aggOp{tn: tn, members: calls}
 	g := n.geom(tn, 0)
 	base := calls[0].tagBase
 	if in == gsync.InAllSync {
@@ -167,7 +252,8 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 	}
 	gout := min(out, gsync.OutMySync) // OUT_ALLSYNC is the exit barrier's
 	for _, gr := range groups {
-		a.groups = append(a.groups, newRawOp(n, tn, gr.key, fuse(gr.g, gr.rounds), gout, gr.g.sc, gr.base))
+		a.groups = append(a.groups, newRawOp(n, tn, gr.key, fuse(gr.g, gr.rounds), gout, gr.g.sc, calls[gr.first].tagBase))
+		a.firsts = append(a.firsts, gr.first)
 	}
 	if out == gsync.OutAllSync {
 		if rs := barrierRounds(g, subExit); len(rs) > 0 {
@@ -226,8 +312,8 @@ func fuse(g geom, members [][]round) []round {
 		}
 		for _, k := range sends {
 			xs := bySend[k]
-			if len(xs) == 1 {
-				o.sends = append(o.sends, xs[0])
+			if !fusible(xs) {
+				o.sends = append(o.sends, xs...)
 				continue
 			}
 			buf := g.buf(xferBytes(xs))
@@ -249,8 +335,8 @@ func fuse(g geom, members [][]round) []round {
 		}
 		for _, k := range recvs {
 			xs := byRecv[k]
-			if len(xs) == 1 {
-				o.recvs = append(o.recvs, xs[0])
+			if !fusible(xs) {
+				o.recvs = append(o.recvs, xs...)
 				continue
 			}
 			buf := g.buf(xferBytes(xs))
@@ -267,6 +353,17 @@ func fuse(g geom, members [][]round) []round {
 	}
 	return out
 }
+
+// fuseMax bounds a fused message: beyond it, messages are bandwidth bound
+// and packing them would cost a copy each way for nothing, so the members'
+// messages go one by one (in member order at both ends, which MPI's
+// ordering of messages with one tag matches).
+const fuseMax = 16 << 10
+
+// fusible reports whether the members' transfers xs (one peer, one
+// sub-tag) travel as one message; both ends decide alike, since the sizes
+// of a message agree at its ends.
+func fusible(xs []xfer) bool { return len(xs) > 1 && xferBytes(xs) <= fuseMax }
 
 func xferBytes(xs []xfer) int {
 	n := 0
@@ -296,6 +393,34 @@ type aggOp struct {
 	groups      []*schedOp
 	subs        []*schedOp // entry, groups, exit: the index's top bits
 	finished    bool       // counted off the team's unfinished operations
+	// for reuse (aggregate.keep): the members it was built for, each
+	// group's first member (whose tag base the group runs with), and
+	// whether it is cached, and idle
+	members []aggCall
+	firsts  []int
+	cached  bool
+	idle    atomic.Bool
+}
+
+// rerun prepares a cached aggregate to run again, for members that are
+// the same calls with new tag bases.
+func (a *aggOp) rerun(calls []aggCall) {
+	for _, o := range a.subs {
+		if o != nil {
+			o.reset()
+			o.tagBase = calls[0].tagBase // the barriers'
+		}
+	}
+	for i, o := range a.groups {
+		o.tagBase = calls[a.firsts[i]].tagBase
+	}
+}
+
+// release gives back the buffers of an aggregate that nothing runs.
+func (a *aggOp) release() {
+	for _, o := range a.groups {
+		o.sc.release()
+	}
 }
 
 // Bind implements sync.Op.
@@ -369,20 +494,22 @@ func (a *aggOp) noteFinished() {
 	}
 }
 
-// Retire implements sync.Op.
+// Retire implements sync.Op: a cached aggregate that finished may run
+// again; one that failed is never reused (a transfer may still use its
+// buffers), nor are its buffers.
 func (a *aggOp) Retire() {
+	done := a.Finished()
 	for _, o := range a.subs {
 		if o != nil {
 			o.Retire()
-			if o.sc != nil { // a failed aggregate's buffers, unless finished (released then)
-				o.sc.release()
-				o.sc = nil
-			}
 		}
 	}
 	if !a.finished {
 		a.finished = true
 		a.tn.count(-1)
+	}
+	if a.cached && done {
+		a.idle.Store(true)
 	}
 }
 

@@ -1,6 +1,7 @@
 package coll_test
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -51,6 +52,17 @@ func BenchmarkInProcess(b *testing.B) {
 		{"ReduceAllOnImage", func(im *coll.Image, dst, src []byte) error {
 			return im.ReduceAll(im.TeamAll(), dst[:8], src[:8], one, 8, 1, fnSumF64, 0, f)
 		}},
+		// 16 aggregated collectives per op (aggregate.go), each on buffers of its own
+		{"Agg16Broadcast", func(im *coll.Image, dst, src []byte) error {
+			return aggregate16(func(m int, g gsync.Flags) (gsync.Handle, error) {
+				return im.BroadcastNB(im.TeamAll(), dst[8*m:8*m+8], 0, src[8*m:8*m+8], 8, g)
+			})
+		}},
+		{"Agg16ReduceAll", func(im *coll.Image, dst, src []byte) error {
+			return aggregate16(func(m int, g gsync.Flags) (gsync.Handle, error) {
+				return im.ReduceAllNB(im.TeamAll(), dst[8*m:8*m+8], src[8*m:8*m+8], coll.Cyclic, 8, P, fnSumF64, 0, g)
+			})
+		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			w := colltest.NewWorld(P, colltest.Options{})
@@ -70,7 +82,7 @@ func BenchmarkInProcess(b *testing.B) {
 			b.ResetTimer()
 			for i := range P {
 				wg.Go(func() {
-					dst, src := make([]byte, 8*P), make([]byte, 8*P)
+					dst, src := make([]byte, 8*16*P), make([]byte, 8*16*P)
 					for k := range b.N {
 						err := c.op(ims[i], dst, src)
 						if err == nil && k%64 == 63 {
@@ -150,4 +162,22 @@ func BenchmarkImagesOneNode(b *testing.B) {
 			})
 		}
 	}
+}
+
+// aggregate16 starts 16 members with flags f (Aggregate on all but the
+// last) and waits for the aggregate.
+func aggregate16(member func(m int, f gsync.Flags) (gsync.Handle, error)) error {
+	const f = gsync.InMySync | gsync.OutMySync | gsync.Local
+	var h gsync.Handle
+	for m := range 16 {
+		g := f
+		if m < 15 {
+			g |= gsync.Aggregate
+		}
+		var err error
+		if h, err = member(m, g); err != nil {
+			return err
+		}
+	}
+	return h.Wait(context.Background())
 }

@@ -380,6 +380,7 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 		if err := crossOverlap(&rec.c, tn); err != nil {
 			rec.fail(err)
 		} else if tn.aggregating(&rec.c) {
+			rec.c.key.bufs(&rec.c)
 			ag, err := tn.n.joinAggregate(tn, &rec.c, rec.tagBase)
 			if ag == nil { // a member: its images' handles are the invalid handle
 				return rec.finishMember(err)

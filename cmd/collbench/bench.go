@@ -22,6 +22,8 @@ type bench struct {
 	im       *coll.Image // gocoll's collectives, for the gocoll.* rows
 	imgs     *imagesJob  // rank 0's node of np images, for the images-per-node rows
 	status   [1]byte     // the release of the images-per-node rows (measureImages)
+	// the buffers of the aggregate rows' members (aggregate.go)
+	aggDst, aggSrc [][]byte
 
 	ms0, ms1 runtime.MemStats
 }

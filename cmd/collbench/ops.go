@@ -51,7 +51,7 @@ func entries(b *bench) []entry {
 		{name: "ReduceScatterBlock", sized: true, goLoop: b.goReduceScatterBlock, cLoop: b.cReduceScatterBlock},
 		{name: "Ibcast", sized: true, goLoop: b.goIbcast, cLoop: b.cIbcast},
 		{name: "Iallreduce", sized: true, goLoop: b.goIallreduce, cLoop: b.cIallreduce},
-	}, append(gocollEntries(b), imagesEntries(b)...)...)
+	}, append(append(gocollEntries(b), aggregateEntries(b)...), imagesEntries(b)...)...)
 }
 
 // opNames are the names of the entries, in table order.

@@ -23,7 +23,7 @@ import (
 type Options struct {
 	// MaxDelay delays each message by a random time in [0, MaxDelay); zero
 	// delivers at once. Delayed messages may overtake each other when their
-	// tags differ.
+	// tags or destinations differ, never otherwise (MPI's rule).
 	MaxDelay time.Duration
 	// Seed seeds the delays (0: a fixed default).
 	Seed uint64
@@ -80,11 +80,16 @@ type Conduit struct {
 	node int
 
 	mu         sync.Mutex
+	inFlight   map[route]chan struct{} // the last delayed message of each route, closed once delivered
 	posted     []*recv
 	unexpected []*message
 	done       []uint64
 	err        error
 }
+
+// route is a destination and a tag: the messages of one route arrive in
+// the order they were sent.
+type route struct{ dst, tag int }
 
 type recv struct {
 	src, tag int
@@ -121,15 +126,36 @@ func (c *Conduit) Isend(dst, tag int, b []byte, token uint64) (bool, error) {
 	to := c.w.nodes[dst]
 	c.w.sent.Add(1)
 	d := c.w.delay()
-	if d == 0 {
+	// Messages with one tag to one node keep their order (MPI's rule): a
+	// delayed one waits for the one before it.
+	k := route{dst, tag}
+	c.mu.Lock()
+	before := c.inFlight[k]
+	if d == 0 && before == nil {
+		c.mu.Unlock()
 		to.deliver(c, tag, b)
 		return true, nil
 	}
+	delivered := make(chan struct{})
+	if c.inFlight == nil {
+		c.inFlight = map[route]chan struct{}{}
+	}
+	c.inFlight[k] = delivered
+	c.mu.Unlock()
 	c.w.wg.Add(1)
 	go func() {
 		defer c.w.wg.Done()
 		time.Sleep(d)
+		if before != nil {
+			<-before
+		}
 		to.deliver(c, tag, b)
+		c.mu.Lock()
+		if c.inFlight[k] == delivered {
+			delete(c.inFlight, k)
+		}
+		c.mu.Unlock()
+		close(delivered)
 		c.complete(token)
 	}()
 	return false, nil
