@@ -1,50 +1,47 @@
 package mpiconduit
 
-/*
-#include <stdlib.h>
-#include "gc.h"
-*/
-import "C"
-
 import (
 	"math/bits"
 	"os"
 	"runtime"
-	"unsafe"
+
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
 // Conduit carries gocoll's collectives over nonblocking MPI point-to-point
 // on its own duplicate of a communicator, so that its tags never meet the
 // application's messages. It has the method set of coll.Conduit (this
-// package imports nothing of gocoll). Completions are found by one
-// MPI_Testsome over every outstanding request per Poll.
+// package imports nothing of gocoll but the binding). Completions are
+// found by one MPI_Testsome over every outstanding request per Poll.
 //
 // Between processes that share memory, transfers of up to ShmMax bytes
 // go through rings in shared memory (see shm.go) with no MPI call. Other
 // transfers of at most BounceMax bytes go through C memory and are tested
 // as they start, in one cgo call: most complete there (an eager send, a
 // receive whose message has arrived) and never enter the table. Larger
-// ones use the caller's memory, pinned until complete.
+// ones use the caller's memory, pinned until complete. All of this goes
+// through the binding's batched nonblocking layer (mpi.Handle, mpi.Bounce):
+// one cgo call per transfer started and one per Poll.
 //
 // A Conduit is not safe for concurrent use, Idle excepted: gocoll calls it
 // with its engine's lock held (a lock here would cost every transfer and
 // poll twice for nothing).
 type Conduit struct {
-	comm *Comm
+	comm *mpi.Comm
 	shm  *shm // nil without the shared-memory path
 
-	reqs    []C.uintptr_t // MPI_Request handles of the pending transfers
-	pending []pending     // the same index as reqs
-	idx     []C.int
+	reqs    []mpi.Handle // the pending transfers
+	pending []pending    // the same index as reqs
+	idx     []int32
 	spare   []*runtime.Pinner
-	bounce  [numBounce][]unsafe.Pointer // free C buffers by size class
+	bounce  [numBounce][]mpi.Bounce // free C buffers by size class
 }
 
 // pending is a transfer MPI still holds.
 type pending struct {
 	token  uint64
 	pin    *runtime.Pinner // large transfers: the caller's pinned memory
-	bounce unsafe.Pointer  // small transfers: the C buffer
+	bounce mpi.Bounce      // small transfers: the C buffer
 	class  int             // its size class
 	dst    []byte          // small receives: where the data goes on completion
 }
@@ -76,13 +73,13 @@ type ConduitOptions struct {
 
 // NewConduit makes a conduit over a duplicate of c (collective over c),
 // with the shared-memory path unless the environment has GOCOLL_SHM=0.
-func NewConduit(c *Comm) (*Conduit, error) {
+func NewConduit(c *mpi.Comm) (*Conduit, error) {
 	return NewConduitWith(c, ConduitOptions{NoSharedMemory: os.Getenv("GOCOLL_SHM") == "0"})
 }
 
 // NewConduitWith is NewConduit with options; every process of c must pass
 // the same ones.
-func NewConduitWith(c *Comm, o ConduitOptions) (*Conduit, error) {
+func NewConduitWith(c *mpi.Comm, o ConduitOptions) (*Conduit, error) {
 	d, err := c.Dup()
 	if err != nil {
 		return nil, err
@@ -102,16 +99,16 @@ func NewConduitWith(c *Comm, o ConduitOptions) (*Conduit, error) {
 func (cd *Conduit) SharedMemory() bool { return cd.shm != nil }
 
 // Node is this process's rank.
-func (cd *Conduit) Node() int { return cd.comm.rank }
+func (cd *Conduit) Node() int { return cd.comm.Rank() }
 
 // Nodes is the number of processes.
-func (cd *Conduit) Nodes() int { return cd.comm.size }
+func (cd *Conduit) Nodes() int { return cd.comm.Size() }
 
 // MaxTag is MPI_TAG_UB.
-func (cd *Conduit) MaxTag() int { return tagUB }
+func (cd *Conduit) MaxTag() int { return mpi.TagUB() }
 
 // Comm is the conduit's private communicator.
-func (cd *Conduit) Comm() *Comm { return cd.comm }
+func (cd *Conduit) Comm() *mpi.Comm { return cd.comm }
 
 // Isend starts sending b to rank dst. It reports done when the send
 // completed during the call; otherwise token returns from Poll on completion.
@@ -127,67 +124,73 @@ func (cd *Conduit) Irecv(src, tag int, b []byte, token uint64) (bool, error) {
 }
 
 func (cd *Conduit) start(op string, peer, tag int, b []byte, token uint64, send bool) (bool, error) {
-	x, err := byteBuf(op, b)
-	if err != nil {
-		return false, err
-	}
-	if err := cd.comm.checkPeer(op, peer, tag, false); err != nil {
-		return false, err
-	}
-	if p := cd.shm.peer(peer, len(b)); p != nil {
-		if send {
-			return cd.shm.isend(p, tag, b, token), nil
+	if s := cd.shm; s != nil && len(b) <= s.max {
+		// The rings refuse what MPI would. (A transfer to another node,
+		// which MPI's path checks again, pays a few comparisons twice.)
+		if err := cd.comm.CheckTransfer(op, b, peer, tag); err != nil {
+			return false, err
 		}
-		return cd.shm.irecv(p, tag, b, token), nil
+		if p := s.peers[peer]; p != nil {
+			if send {
+				return s.isend(p, tag, b, token), nil
+			}
+			return s.irecv(p, tag, b, token), nil
+		}
 	}
-	if len(b) <= BounceMax {
-		return cd.startBounce(op, peer, tag, b, x, token, send)
+	if len(b) > BounceMax {
+		return cd.startPinned(peer, tag, b, token, send)
 	}
-	pin := cd.pinner()
-	pin.Pin(unsafe.SliceData(b))
-	var res C.gc_start
-	if send {
-		res = C.gc_isend(cbuf(x.p), x.n, hType(Byte.h), C.int(peer), C.int(tag), hComm(cd.comm.h))
-	} else {
-		res = C.gc_irecv(cbuf(x.p), x.n, hType(Byte.h), C.int(peer), C.int(tag), hComm(cd.comm.h))
-	}
-	if err := mpiErr(op, res.rc); err != nil {
-		cd.unpin(pin)
-		return false, err
-	}
-	cd.reqs = append(cd.reqs, res.req)
-	cd.pending = append(cd.pending, pending{token: token, pin: pin})
-	return false, nil
-}
-
-// startBounce starts and tests a small transfer through a C buffer.
-func (cd *Conduit) startBounce(op string, peer, tag int, b []byte, x buf, token uint64, send bool) (bool, error) {
+	// A small transfer, started and tested through a C buffer (here rather
+	// than in a function of its own: a call less on the hottest path).
 	c := bounceClass(len(b))
 	cb := cd.getBounce(c)
-	var res C.gc_result
+	var h mpi.Handle
+	var done bool
+	var err error
 	if send {
-		res = C.gc_isend_bounce(cbuf(x.p), x.n, (*C.char)(cb), C.int(peer), C.int(tag), hComm(cd.comm.h))
+		h, done, err = cd.comm.IsendBounce(b, cb, peer, tag)
 	} else {
-		res = C.gc_irecv_bounce(cbuf(x.p), x.n, (*C.char)(cb), C.int(peer), C.int(tag), hComm(cd.comm.h))
+		h, done, err = cd.comm.IrecvBounce(b, cb, peer, tag)
 	}
-	if err := mpiErr(op, res.rc); err != nil || res.flag != 0 {
+	if err != nil || done {
 		cd.bounce[c] = append(cd.bounce[c], cb)
-		return err == nil, err
+		return done, err
 	}
 	p := pending{token: token, bounce: cb, class: c}
 	if !send {
 		p.dst = b
 	}
-	cd.reqs = append(cd.reqs, res.req)
+	cd.reqs = append(cd.reqs, h)
 	cd.pending = append(cd.pending, p)
 	return false, nil
 }
 
-func (cd *Conduit) getBounce(c int) unsafe.Pointer {
+// startPinned starts a large transfer on the caller's memory, pinned
+// until it completes.
+func (cd *Conduit) startPinned(peer, tag int, b []byte, token uint64, send bool) (bool, error) {
+	pin := cd.pinner()
+	pin.Pin(&b[0]) // len(b) > BounceMax
+	var h mpi.Handle
+	var err error
+	if send {
+		h, err = cd.comm.IsendPinned(b, peer, tag)
+	} else {
+		h, err = cd.comm.IrecvPinned(b, peer, tag)
+	}
+	if err != nil {
+		cd.unpin(pin)
+		return false, err
+	}
+	cd.reqs = append(cd.reqs, h)
+	cd.pending = append(cd.pending, pending{token: token, pin: pin})
+	return false, nil
+}
+
+func (cd *Conduit) getBounce(c int) mpi.Bounce {
 	if cb, ok := pop(&cd.bounce[c]); ok {
 		return cb
 	}
-	return C.malloc(C.size_t(1) << (c + minBounceShift))
+	return mpi.NewBounce(1 << (c + minBounceShift))
 }
 
 func (cd *Conduit) pinner() *runtime.Pinner {
@@ -222,52 +225,53 @@ func (cd *Conduit) finish(p *pending) {
 		return
 	}
 	if p.dst != nil {
-		copy(p.dst, unsafe.Slice((*byte)(p.bounce), len(p.dst)))
+		copy(p.dst, p.bounce.Bytes(len(p.dst)))
 	}
 	cd.bounce[p.class] = append(cd.bounce[p.class], p.bounce)
 }
 
-// Poll appends the tokens of completed transfers to done (MPI_Testsome).
+// Poll appends the tokens of completed transfers to done: those of the
+// rings, and those MPI completed (one MPI_Testsome over every pending
+// request).
 func (cd *Conduit) Poll(done []uint64) ([]uint64, error) {
-	if err := checkState("MPI_Testsome"); err != nil {
+	n := len(cd.reqs)
+	if cap(cd.idx) < n {
+		cd.idx = make([]int32, n)
+	}
+	out, err := mpi.TestsomeHandles(cd.reqs, cd.idx[:n])
+	if err != nil {
 		return done, err
 	}
 	done = cd.shm.poll(done)
+	if out > 0 {
+		done = cd.completed(done, out)
+	}
 	if cd.shm != nil && cd.shm.err != nil {
 		return done, cd.shm.err
 	}
-	n := len(cd.reqs)
-	if n == 0 {
-		return done, nil
-	}
-	if cap(cd.idx) < n {
-		cd.idx = make([]C.int, n)
-	}
-	res := C.gc_testsome(C.int(n), &cd.reqs[0], &cd.idx[:n][0])
-	if err := mpiErr("MPI_Testsome", res.rc); err != nil {
-		return done, err
-	}
-	out := res.flag
-	if out == C.MPI_UNDEFINED || out == 0 {
-		return done, nil
-	}
+	return done, nil
+}
+
+// completed finishes the out transfers whose indices Testsome left in idx
+// and drops them from the table.
+func (cd *Conduit) completed(done []uint64, out int) []uint64 {
 	for _, i := range cd.idx[:out] {
 		p := &cd.pending[i]
 		done = append(done, p.token)
 		cd.finish(p)
 		*p = pending{}
 	}
-	// Compact: completed entries are zero (MPI set their requests to MPI_REQUEST_NULL).
-	k := 0
+	// Compact: completed entries are zero (MPI set their handles to null).
+	n, k := len(cd.reqs), 0
 	for i := 0; i < n; i++ {
-		if p := cd.pending[i]; p.pin != nil || p.bounce != nil {
+		if p := cd.pending[i]; p.pin != nil || p.bounce != (mpi.Bounce{}) {
 			cd.reqs[k], cd.pending[k] = cd.reqs[i], p
 			k++
 		}
 	}
 	clear(cd.pending[k:n])
 	cd.reqs, cd.pending = cd.reqs[:k], cd.pending[:k]
-	return done, nil
+	return done
 }
 
 // Idle is called by gocoll's waits between polls that found nothing (it
@@ -288,7 +292,7 @@ func (cd *Conduit) Close() error {
 	}
 	for c := range cd.bounce {
 		for _, cb := range cd.bounce[c] {
-			C.free(cb)
+			cb.Free()
 		}
 		cd.bounce[c] = nil
 	}
@@ -298,4 +302,4 @@ func (cd *Conduit) Close() error {
 // ThreadMultiple reports whether MPI was initialized with
 // MPI_THREAD_MULTIPLE, so that the conduit may be called from any thread
 // (gocoll's progress agent needs it).
-func (cd *Conduit) ThreadMultiple() bool { return Provided() == ThreadMultiple }
+func (cd *Conduit) ThreadMultiple() bool { return mpi.Provided() == mpi.ThreadMultiple }

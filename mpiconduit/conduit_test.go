@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 	"github.com/stretchr/testify/require"
 )
 
@@ -19,10 +20,10 @@ func TestConduitRing(t *testing.T) {
 
 // eachConduit runs f on a conduit with the shared-memory path and on one
 // without it.
-func eachConduit(t *testing.T, f func(t *testing.T, w *Comm, cd *Conduit)) {
+func eachConduit(t *testing.T, f func(t *testing.T, w *mpi.Comm, cd *Conduit)) {
 	for _, o := range []ConduitOptions{{}, {NoSharedMemory: true}} {
 		t.Run(fmt.Sprintf("NoSharedMemory=%v", o.NoSharedMemory), func(t *testing.T) {
-			w := World()
+			w := mpi.World()
 			cd, err := NewConduitWith(w, o)
 			require.NoError(t, err)
 			require.Equal(t, !o.NoSharedMemory, cd.SharedMemory())
@@ -32,7 +33,7 @@ func eachConduit(t *testing.T, f func(t *testing.T, w *Comm, cd *Conduit)) {
 	}
 }
 
-func conduitRing(t *testing.T, w *Comm, cd *Conduit) {
+func conduitRing(t *testing.T, w *mpi.Comm, cd *Conduit) {
 	var err error
 	p, me := w.Size(), w.Rank()
 	next, prev := (me+1)%p, (me+p-1)%p
@@ -98,20 +99,20 @@ func conduitRing(t *testing.T, w *Comm, cd *Conduit) {
 }
 
 func TestConduitMisuse(t *testing.T) {
-	cd, err := NewConduit(Self())
+	cd, err := NewConduit(mpi.Self())
 	require.NoError(t, err)
 	_, err = cd.Isend(0, 0, nil, 1)
-	require.ErrorIs(t, err, ErrNilBuffer)
+	require.ErrorIs(t, err, mpi.ErrNilBuffer)
 	_, err = cd.Irecv(1, 0, make([]byte, 8), 1)
-	require.ErrorIs(t, err, ErrRank)
+	require.ErrorIs(t, err, mpi.ErrRank)
 	_, err = cd.Irecv(0, -1, make([]byte, 8), 1)
-	require.ErrorIs(t, err, ErrTag)
+	require.ErrorIs(t, err, mpi.ErrTag)
 	done, err := cd.Poll(nil)
 	require.NoError(t, err)
 	require.Empty(t, done, "a refused transfer leaves nothing to poll")
 	require.NoError(t, cd.Close())
 	_, err = cd.Isend(0, 0, make([]byte, 8), 1)
-	require.ErrorIs(t, err, ErrFreed)
+	require.ErrorIs(t, err, mpi.ErrFreed)
 }
 
 // TestConduitFloodOutOfOrder sends every rank more small messages than a
@@ -119,7 +120,7 @@ func TestConduitMisuse(t *testing.T) {
 // reverse order of the sends, so that sends must queue until the receiver
 // drains, and messages must wait as unexpected until their receive comes.
 func TestConduitFloodOutOfOrder(t *testing.T) {
-	eachConduit(t, func(t *testing.T, w *Comm, cd *Conduit) {
+	eachConduit(t, func(t *testing.T, w *mpi.Comm, cd *Conduit) {
 		p, me := w.Size(), w.Rank()
 		next, prev := (me+1)%p, (me+p-1)%p
 		const n, size = 3000, 64 // 3000 * 72 bytes > one ring
@@ -173,7 +174,7 @@ func TestConduitFloodOutOfOrder(t *testing.T) {
 // A message that does not fit its receive is an error from Poll on the
 // shared-memory path, as MPI_ERR_TRUNCATE is on MPI's.
 func TestConduitSizeMismatch(t *testing.T) {
-	cd, err := NewConduit(Self())
+	cd, err := NewConduit(mpi.Self())
 	require.NoError(t, err)
 	defer cd.Close()
 	if !cd.SharedMemory() {
@@ -184,7 +185,7 @@ func TestConduitSizeMismatch(t *testing.T) {
 	_, err = cd.Irecv(0, 7, make([]byte, 8), 2)
 	require.NoError(t, err)
 	_, err = cd.Poll(nil)
-	require.ErrorIs(t, err, ErrShortBuffer)
+	require.ErrorIs(t, err, mpi.ErrShortBuffer)
 }
 
 func TestRingBytes(t *testing.T) {

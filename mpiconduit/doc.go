@@ -1,31 +1,23 @@
-// Package mpiconduit is gocoll's own Go binding of the MPI subset that gocoll
-// needs, and the conduit built on it. It is the only package of gocoll that
-// uses cgo; it links Open MPI found with `pkg-config ompi-c`.
+// Package mpiconduit is gocoll's conduit over MPI: Conduit carries gocoll's
+// collectives (it implements coll.Conduit without importing coll) on a
+// duplicate of a communicator. It is pure Go: every MPI call goes through
+// gocoll's binding, package mpiconduit/mpi, the only cgo package, which
+// this package imports and nothing else of gocoll.
 //
-// Conventions:
+// Where each rule lives:
 //
-//   - Every MPI return code is checked. A failing MPI call comes back as an
-//     *Error carrying MPI's error class and string; MPI_ERRORS_RETURN is set on
-//     every communicator and window this package creates, so MPI never aborts
-//     the job silently.
-//   - Misuse is reported before MPI is called, with errors that errors.Is
-//     matches: ErrNotInitialized, ErrFinalized, ErrNilBuffer, ErrShortBuffer,
-//     ErrCount, ErrRank, ErrTag, ErrFreed and others.
-//   - Byte-level operations are methods (Comm.Send, Comm.Bcast, ...); typed
-//     operations are generic functions over Element (Send, Bcast, Allreduce ...).
-//   - Go memory that MPI keeps after a call returns (nonblocking and one-sided
-//     operations) is pinned with runtime.Pinner until the operation completes.
+//   - conduit.go: the transfers and their completion. Between processes of
+//     one node, transfers of up to ShmMax bytes go through the rings of
+//     shm.go; other transfers of up to BounceMax bytes through C memory,
+//     started and tested in one cgo call (mpi.Comm.IsendBounce); larger ones
+//     through MPI_Isend/MPI_Irecv on pinned Go memory, which Open MPI moves
+//     with a single copy within a node. One MPI_Testsome per Poll finds
+//     every completion (mpi.TestsomeHandles).
+//   - shm.go: the shared-memory path, rings in an MPI shared window
+//     (MPI_Win_allocate_shared) with loads, stores and atomics and no MPI or
+//     cgo call, as GASNet's PSHM does; GOCOLL_SHM=0 in the environment (or
+//     ConduitOptions) turns it off.
 //
-// A process calls Init once, then any number of operations, then Finalize.
-//
-// # The conduit
-//
-// Conduit carries gocoll's collectives on a duplicate of a communicator.
-// Between processes of one node, transfers of up to ShmMax bytes go
-// through rings in an MPI shared-memory window (MPI_Win_allocate_shared),
-// with loads, stores and atomics and no MPI or cgo call, as GASNet's PSHM
-// does; GOCOLL_SHM=0 in the environment (or ConduitOptions) turns that off.
-// Other small transfers go through C memory, started and tested in one cgo
-// call; large ones through MPI_Isend/MPI_Irecv on pinned Go memory, which
-// Open MPI moves with a single copy within a node.
+// MPI's own misuse errors (mpi.ErrRank, mpi.ErrTag, mpi.ErrFreed ...) come
+// back unchanged from the conduit's calls.
 package mpiconduit

@@ -2,11 +2,14 @@ package mpiconduit
 
 import (
 	"encoding/binary"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
+
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
 // The conduit's shared-memory path, as GASNet's PSHM: processes on one node
@@ -185,8 +188,8 @@ func (q *fifo[T]) remove(i int) {
 
 // shm is the conduit's shared-memory path.
 type shm struct {
-	win   *Win
-	node  *Comm
+	win   *mpi.Win
+	node  *mpi.Comm
 	peers []*shmPeer // by conduit rank; nil for processes on other nodes
 	done  []uint64   // tokens completed outside Poll, reported by the next one
 	max   int        // largest transfer through the rings
@@ -201,7 +204,7 @@ type shm struct {
 // newShm sets up the rings among the processes of c that share memory
 // with this one (collective over c). When the shared window cannot be had
 // on some process, every process goes without (nil, no error).
-func newShm(c *Comm) (*shm, error) {
+func newShm(c *mpi.Comm) (*shm, error) {
 	node, err := c.SplitShared()
 	if err != nil {
 		return nil, err
@@ -214,12 +217,12 @@ func newShm(c *Comm) (*shm, error) {
 	n, me := node.Size(), node.Rank()
 	data := ringBytes(n)
 	stride := int(ringHeader + data)
-	win, werr := WinAllocateShared(node, n*stride)
+	win, werr := mpi.WinAllocateShared(node, n*stride)
 	ok := []int32{1}
 	if werr != nil {
 		ok[0] = 0
 	}
-	if err := Allreduce(c, ok, ok, OpMin); err != nil || ok[0] == 0 {
+	if err := mpi.Allreduce(c, ok, ok, mpi.OpMin); err != nil || ok[0] == 0 {
 		if werr == nil {
 			win.Free()
 		}
@@ -258,10 +261,10 @@ func newShm(c *Comm) (*shm, error) {
 }
 
 // nodeRanks maps node-local ranks to ranks of c.
-func nodeRanks(c, node *Comm) ([]int, error) {
+func nodeRanks(c, node *mpi.Comm) ([]int, error) {
 	mine := []int32{int32(c.Rank())}
 	all := make([]int32, node.Size())
-	if err := Allgather(node, mine, all); err != nil {
+	if err := mpi.Allgather(node, mine, all); err != nil {
 		return nil, err
 	}
 	ranks := make([]int, len(all))
@@ -279,15 +282,6 @@ func (s *shm) close() error {
 	return err
 }
 
-// peer is the shared-memory state for rank, or nil when the transfer of n
-// bytes goes through MPI.
-func (s *shm) peer(rank, n int) *shmPeer {
-	if s == nil || n > s.max {
-		return nil
-	}
-	return s.peers[rank]
-}
-
 func (s *shm) isend(p *shmPeer, tag int, b []byte, token uint64) bool {
 	if p.queued.len() == 0 && p.out.put(tag, b) {
 		return true
@@ -299,9 +293,7 @@ func (s *shm) isend(p *shmPeer, tag int, b []byte, token uint64) bool {
 func (s *shm) irecv(p *shmPeer, tag int, b []byte, token uint64) bool {
 	for i := range p.unexpected.len() {
 		if m := p.unexpected.at(i); m.tag == tag {
-			if len(m.data) != len(b) && s.err == nil {
-				s.err = misuse(ErrShortBuffer, "MPI_Irecv", "a message of %d bytes with tag %d for a receive of %d", len(m.data), tag, len(b))
-			}
+			s.fits(len(m.data), tag, len(b))
 			copy(b, m.data)
 			p.unexpected.remove(i)
 			return true
@@ -310,6 +302,15 @@ func (s *shm) irecv(p *shmPeer, tag int, b []byte, token uint64) bool {
 	s.ids++
 	p.posted.push(shmXfer{tag: tag, buf: b, token: token, id: s.ids})
 	return s.drain(p, s.ids)
+}
+
+// fits records in s.err a message of n bytes for a receive of want, which
+// MPI would refuse with MPI_ERR_TRUNCATE; Poll reports it.
+func (s *shm) fits(n, tag, want int) {
+	if n != want && s.err == nil {
+		s.err = fmt.Errorf("%w: MPI_Irecv: a message of %d bytes with tag %d for a receive of %d",
+			mpi.ErrShortBuffer, n, tag, want)
+	}
 }
 
 // drain takes every message off p's ring while receives are posted: each
@@ -325,9 +326,7 @@ func (s *shm) drain(p *shmPeer, want uint64) (got bool) {
 		matched := false
 		for i := range p.posted.len() {
 			if r := p.posted.at(i); r.tag == tag {
-				if len(data) != len(r.buf) && s.err == nil { // MPI would say MPI_ERR_TRUNCATE
-					s.err = misuse(ErrShortBuffer, "MPI_Irecv", "a message of %d bytes with tag %d for a receive of %d", len(data), tag, len(r.buf))
-				}
+				s.fits(len(data), tag, len(r.buf))
 				copy(r.buf, data)
 				if r.id == want {
 					got = true

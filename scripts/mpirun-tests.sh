@@ -53,9 +53,10 @@ step "go vet" go vet ./...
 step "staticcheck" staticcheck_run
 step "go test -race ./..." go test -race -count=1 -timeout 15m ./...
 
-# Packages whose tests use MPI: they import mpiconduit (or are it).
+# Packages whose tests use MPI: they depend on the binding, mpiconduit/mpi
+# (or are it), directly or through the conduit, mpiconduit.
 mpipkgs=$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}{{end}}' ./... |
-	awk '/github.com\/gocoll\/gocoll\/mpiconduit/ {print $1}')
+	awk '/github.com\/gocoll\/gocoll\/mpiconduit\/mpi( |$)/ {print $1}')
 mkdir -p "$out/bin"
 for pkg in $mpipkgs; do
 	name=${pkg#github.com/gocoll/gocoll/}

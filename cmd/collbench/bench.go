@@ -8,7 +8,7 @@ import (
 	"runtime/debug"
 
 	"github.com/gocoll/gocoll/coll"
-	mpi "github.com/gocoll/gocoll/mpiconduit"
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
 // bench holds the communicator and the buffers, allocated once for the

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	mpi "github.com/gocoll/gocoll/mpiconduit"
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
 // TestMain runs the tests inside one MPI session: without mpirun the process
@@ -98,8 +98,8 @@ func TestRunSmoke(t *testing.T) {
 }
 
 // TestMeasureCountsAllocations checks the harness side of the Go loops: the
-// per-iteration allocations counted come from mpiconduit, never from the
-// loop itself (a loop of no calls allocates nothing).
+// per-iteration allocations counted come from the binding (mpiconduit/mpi),
+// never from the loop itself (a loop of no calls allocates nothing).
 func TestMeasureCountsAllocations(t *testing.T) {
 	b := newBench(mpi.World(), 64, true)
 	var sink [][]byte

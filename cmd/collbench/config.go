@@ -46,7 +46,7 @@ type config struct {
 var errHelp = flag.ErrHelp
 
 const usageText = `collbench times MPI point-to-point and the native MPI collectives through
-gocoll's Go binding (mpiconduit) and, in the same run, from a C loop calling
+gocoll's Go binding (mpiconduit/mpi) and, in the same run, from a C loop calling
 the same MPI functions on MPI_COMM_WORLD, and prints an OSU-style latency
 table with the Go/C ratio, i.e. the cost of the Go layer.
 

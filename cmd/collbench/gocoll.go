@@ -9,7 +9,7 @@ import (
 	"context"
 
 	"github.com/gocoll/gocoll/coll"
-	mpi "github.com/gocoll/gocoll/mpiconduit"
+	"github.com/gocoll/gocoll/mpiconduit"
 	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -50,7 +50,7 @@ func gocollEntries(b *bench) []entry {
 // initGocoll starts gocoll's collectives on a conduit of their own (a
 // duplicate of the benchmark's communicator); collective.
 func (b *bench) initGocoll(progress gsync.ProgressMode) error {
-	cd, err := mpi.NewConduit(b.comm)
+	cd, err := mpiconduit.NewConduit(b.comm)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,8 @@ import (
 
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/images"
-	mpi "github.com/gocoll/gocoll/mpiconduit"
+	"github.com/gocoll/gocoll/mpiconduit"
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -85,7 +86,7 @@ func imagesAlias(s string) (name string, t int, ok bool) {
 // areas of a node's images to be distinct memory).
 type imagesJob struct {
 	t    int
-	cd   *mpi.Conduit
+	cd   *mpiconduit.Conduit
 	ims  []*coll.Image
 	work []chan imageWork // one per image
 	done chan error       // one result per piece of work handed out
@@ -117,7 +118,7 @@ func newImagesJob(t, maxSize int, yield bool) (*imagesJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	cd, err := mpi.NewConduit(mpi.Self())
+	cd, err := mpiconduit.NewConduit(mpi.Self())
 	if err != nil {
 		return nil, err
 	}

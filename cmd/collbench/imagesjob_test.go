@@ -12,7 +12,7 @@ import (
 	"time"
 	"unsafe"
 
-	mpi "github.com/gocoll/gocoll/mpiconduit"
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
 func TestImagesNames(t *testing.T) {

@@ -1,6 +1,6 @@
 // Command collbench is gocoll's main benchmark job: under mpirun it times MPI
 // point-to-point and the native MPI collectives through gocoll's Go binding
-// (mpiconduit) and, in the same run, the same MPI calls from a C loop, and
+// (mpiconduit/mpi) and, in the same run, the same MPI calls from a C loop, and
 // prints an OSU-style latency table with the Go/C ratio (the cost of the Go
 // layer). See `collbench --help`.
 package main
@@ -16,7 +16,7 @@ import (
 	"strconv"
 	"strings"
 
-	mpi "github.com/gocoll/gocoll/mpiconduit"
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
 // The benchmark runs on the main goroutine, kept on the main OS thread: MPI

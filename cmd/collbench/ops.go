@@ -1,7 +1,7 @@
 package main
 
 import (
-	mpi "github.com/gocoll/gocoll/mpiconduit"
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
 // loop runs one operation iters times at one message size in bytes, on the
@@ -72,7 +72,7 @@ const (
 	pingTag = 1 // tag of the ping-pong
 )
 
-// The Go loops: each slices its buffers once, then only calls mpiconduit.
+// The Go loops: each slices its buffers once, then only calls the binding.
 
 func (b *bench) goPingPong(size, iters int) error {
 	c, s, r := b.comm, b.sb[:size], b.rb[:size]

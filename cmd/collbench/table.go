@@ -67,7 +67,7 @@ func (t *table) printf(format string, args ...any) {
 }
 
 func (t *table) header(h headerInfo) {
-	t.printf("# gocoll collbench: MPI through mpiconduit (Go) vs the same calls from C, one run\n")
+	t.printf("# gocoll collbench: MPI through mpiconduit/mpi (Go) vs the same calls from C, one run\n")
 	t.printf("# %s, np %d, %s, GOMAXPROCS %d\n", h.library, h.ranks, h.thread, h.gomaxprocs)
 	t.printf("# iterations %d, warm-up %d (scaled down above %s, at least %d); latency in us;\n",
 		h.cfg.iters, h.cfg.warmup, formatSize(scaleAbove), min(h.cfg.iters, minIters))

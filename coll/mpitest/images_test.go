@@ -12,6 +12,7 @@ import (
 	"github.com/gocoll/gocoll/coll/colltest"
 	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/mpiconduit"
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -45,7 +46,7 @@ func affine(results, left, right []byte, es int, _ reducefn.Flags, _ int) {
 // runImages runs fn on every image of this process, per[rank] of them,
 // each on its own goroutine after its own coll.Init.
 func runImages(per []int, opts coll.Options, fn func(im *coll.Image, nd *colltest.Node) error) error {
-	w := mpiconduit.World()
+	w := mpi.World()
 	table, err := images.New(per)
 	if err != nil {
 		return err
@@ -98,7 +99,7 @@ func tables(np int) [][]int {
 // TestImagesMatrixMPI runs the data-movement matrix with several images per
 // rank, on TeamAll and on the odd/even split of it.
 func TestImagesMatrixMPI(t *testing.T) {
-	for _, per := range tables(mpiconduit.World().Size()) {
+	for _, per := range tables(mpi.World().Size()) {
 		t.Run(fmt.Sprint(per), func(t *testing.T) {
 			err := runImages(per, coll.Options{}, func(im *coll.Image, nd *colltest.Node) error {
 				cfg := colltest.MatrixConfig{Sizes: []int{1, 100}, InFlight: 2}
@@ -129,7 +130,7 @@ func TestImagesMatrixMPI(t *testing.T) {
 // and the non-commutative affine composition equals the sequential fold in
 // image order, in every form.
 func TestImagesReductionsMPI(t *testing.T) {
-	w := mpiconduit.World()
+	w := mpi.World()
 	for _, per := range tables(w.Size()) {
 		t.Run(fmt.Sprint(per), func(t *testing.T) {
 			var mu sync.Mutex
@@ -172,11 +173,11 @@ func reduceImages(im *coll.Image, nd *colltest.Node, mu *sync.Mutex, sums map[in
 	mu.Unlock()
 	var err error
 	if img == tb.First(im.Node()) {
-		w := mpiconduit.World()
+		w := mpi.World()
 		out := []int64{0}
-		if err = mpiconduit.Allreduce(w, []int64{rankTotal}, out, mpiconduit.OpSum); err == nil {
+		if err = mpi.Allreduce(w, []int64{rankTotal}, out, mpi.OpSum); err == nil {
 			total = out[0]
-			err = mpiconduit.Exscan(w, []int64{rankTotal}, out, mpiconduit.OpSum)
+			err = mpi.Exscan(w, []int64{rankTotal}, out, mpi.OpSum)
 			if w.Rank() == 0 {
 				out[0] = 0
 			}
@@ -264,7 +265,7 @@ const allMy = gsync.InMySync | gsync.OutMySync | gsync.Local | gsync.AllThreads
 // syncing either, and the even and odd images broadcast on their own teams
 // at the same time with no order between those two teams.
 func TestOverlappingTeamsMPI(t *testing.T) {
-	np := mpiconduit.World().Size()
+	np := mpi.World().Size()
 	per := make([]int, np)
 	for i := range per {
 		per[i] = 2

@@ -8,15 +8,16 @@ import (
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/coll/colltest"
 	"github.com/gocoll/gocoll/mpiconduit"
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
 func TestMain(m *testing.M) {
-	if _, err := mpiconduit.Init(mpiconduit.ThreadMultiple); err != nil {
+	if _, err := mpi.Init(mpi.ThreadMultiple); err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL: MPI init:", err)
 		os.Exit(1)
 	}
 	code := m.Run()
-	if err := mpiconduit.Finalize(); err != nil {
+	if err := mpi.Finalize(); err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL: MPI finalize:", err)
 		code = 1
 	}
@@ -25,7 +26,7 @@ func TestMain(m *testing.M) {
 
 // winMemory is colltest.Memory over an MPI window in a passive-target
 // epoch: Put and Get are complete on return through Flush.
-type winMemory struct{ w *mpiconduit.Win }
+type winMemory struct{ w *mpi.Win }
 
 func (m winMemory) Local() []byte { return m.w.Mem() }
 
@@ -47,9 +48,9 @@ func (m winMemory) complete(op func([]byte, int, int) error, node, off int, b []
 // TestSuiteMPI runs the conformance suite over MPI with each tree shape and
 // gather_all algorithm; each variant has its own conduit (and communicator).
 func TestSuiteMPI(t *testing.T) {
-	world := mpiconduit.World()
+	world := mpi.World()
 	P := world.Size()
-	win, err := mpiconduit.WinAllocate(world, colltest.MemoryNeed(P), 1)
+	win, err := mpi.WinAllocate(world, colltest.MemoryNeed(P), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

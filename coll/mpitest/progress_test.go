@@ -8,6 +8,7 @@ import (
 
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/mpiconduit"
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -17,7 +18,7 @@ import (
 // With a progress agent rank 0 completes while rank 2 sleeps; with polling
 // it completes after. Ranks tell each other with native MPI messages.
 func TestProgressSleepingRankMPI(t *testing.T) {
-	w := mpiconduit.World()
+	w := mpi.World()
 	if w.Size() < 4 {
 		t.Skip("needs 4 ranks (rank 2 forwards rank 3's block): scripts/mpirun-tests.sh runs it at np 4 and 8")
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/mpiconduit"
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -16,7 +17,7 @@ import (
 // image (elementwise, as MPI reduces vectors), and a blocked array of k
 // scalars per image (totals and prefixes over the whole array).
 func TestReductionsMatchNative(t *testing.T) {
-	w := mpiconduit.World()
+	w := mpi.World()
 	P, me := w.Size(), w.Rank()
 	cd, err := mpiconduit.NewConduit(w)
 	if err != nil {
@@ -64,15 +65,15 @@ func TestReductionsMatchNative(t *testing.T) {
 			}
 		}
 		run("Reduce", func() error { return im.Reduce(tm, root, bytes(got), bytes(v), coll.Cyclic, es, P, 0, 0, f) },
-			func() error { return mpiconduit.Reduce(w, v, want, mpiconduit.OpSum, root) }, me == root)
+			func() error { return mpi.Reduce(w, v, want, mpi.OpSum, root) }, me == root)
 		run("ReduceAll", func() error { return im.ReduceAll(tm, bytes(got), bytes(v), coll.Cyclic, es, P, 0, 0, f) },
-			func() error { return mpiconduit.Allreduce(w, v, want, mpiconduit.OpSum) }, true)
+			func() error { return mpi.Allreduce(w, v, want, mpi.OpSum) }, true)
 		run("PrefixReduce", func() error {
 			return im.PrefixReduce(tm, bytes(got), coll.Cyclic, bytes(v), coll.Cyclic, es, P, 0, 0, f)
-		}, func() error { return mpiconduit.Scan(w, v, want, mpiconduit.OpSum) }, true)
+		}, func() error { return mpi.Scan(w, v, want, mpi.OpSum) }, true)
 		run("ExclusivePrefixReduce", func() error {
 			return im.ExclusivePrefixReduce(tm, bytes(got), coll.Cyclic, bytes(v), coll.Cyclic, es, P, 0, 0, f)
-		}, func() error { return mpiconduit.Exscan(w, v, want, mpiconduit.OpSum) }, me > 0)
+		}, func() error { return mpi.Exscan(w, v, want, mpi.OpSum) }, me > 0)
 
 		// A blocked array of k scalars per image: the total, and prefixes
 		// built from each rank's local prefix and the native Exscan of totals.
@@ -84,14 +85,14 @@ func TestReductionsMatchNative(t *testing.T) {
 		if err := im.ReduceAll(tm, bytes(one), bytes(v), coll.Layout{BlockSize: k}, 8, k*P, 0, 0, f); err != nil {
 			t.Fatal(err)
 		}
-		if err := mpiconduit.Allreduce(w, []int64{local}, total, mpiconduit.OpSum); err != nil {
+		if err := mpi.Allreduce(w, []int64{local}, total, mpi.OpSum); err != nil {
 			t.Fatal(err)
 		}
 		if one[0] != total[0] {
 			fail("blocked ReduceAll k=%d on rank %d: %d, native %d", k, me, one[0], total[0])
 		}
 		before := []int64{0}
-		if err := mpiconduit.Exscan(w, []int64{local}, before, mpiconduit.OpSum); err != nil {
+		if err := mpi.Exscan(w, []int64{local}, before, mpi.OpSum); err != nil {
 			t.Fatal(err)
 		}
 		if me == 0 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/mpiconduit"
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -19,7 +20,7 @@ import (
 
 // benchImage starts gocoll on a conduit of its own over MPI_COMM_WORLD.
 func benchImage(b *testing.B) (*coll.Image, func()) {
-	cd, err := mpiconduit.NewConduit(mpiconduit.World())
+	cd, err := mpiconduit.NewConduit(mpi.World())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func BenchmarkTeamSplitDestroy(b *testing.B) {
 
 // BenchmarkTeamCommSplitFree: the same team as an MPI communicator.
 func BenchmarkTeamCommSplitFree(b *testing.B) {
-	w := mpiconduit.World()
+	w := mpi.World()
 	for b.Loop() {
 		c, err := w.Split(0, -w.Rank())
 		if err != nil {

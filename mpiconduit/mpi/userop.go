@@ -1,4 +1,4 @@
-package mpiconduit
+package mpi
 
 // This file exports gcUserOp to C, so its preamble may only declare.
 
@@ -24,7 +24,7 @@ const MaxUserOps = int(C.GC_USER_OPS)
 
 // ErrOpTableFull is returned by NewOp and NewOpOf when MaxUserOps operators
 // exist; Free the ones no longer needed.
-var ErrOpTableFull = errors.New("mpiconduit: user-operator table full")
+var ErrOpTableFull = errors.New("mpi: user-operator table full")
 
 // userOp is one slot of the user-operator table.
 type userOp struct {
@@ -247,7 +247,7 @@ func gcUserOp(slot C.int, in, inout unsafe.Pointer, n C.int, dt C.MPI_Datatype) 
 	u := opSlots[slot].Load()
 	if u == nil {
 		// Unreachable while holds are honored: a held slot is never emptied.
-		panic(fmt.Sprintf("mpiconduit: MPI called user operator %d, which no longer exists", slot))
+		panic(fmt.Sprintf("mpi: MPI called user operator %d, which no longer exists", slot))
 	}
 	d := u.elem
 	if d.dtype == nil || d.h != dt {

@@ -1,6 +1,6 @@
-// C helpers for the mpiconduit binding. Open MPI's handles and constants are
-// macros over addresses of globals, which cgo cannot always evaluate, so they
-// are returned from small functions instead.
+// C helpers for the mpi binding (package mpiconduit/mpi). Open MPI's handles
+// and constants are macros over addresses of globals, which cgo cannot always
+// evaluate, so they are returned from small functions instead.
 #ifndef GOCOLL_GC_H
 #define GOCOLL_GC_H
 #include <mpi.h>
@@ -70,10 +70,10 @@ gc_start gc_isend(const char *b, int n, uintptr_t dt, int dest, int tag, uintptr
 gc_start gc_irecv(char *b, int n, uintptr_t dt, int src, int tag, uintptr_t c);
 int gc_barrier(uintptr_t c);
 
-// Small transfers of the conduit go through C memory (bounce, from the Go
-// side's pool) so that MPI never holds a Go pointer past the call and no
-// pinning is needed, and they are tested in the same call: an eager send,
-// or a receive whose message has already arrived, completes here
+// The batched layer's small transfers (batch.go) go through C memory (bounce,
+// from the Go caller's pool) so that MPI never holds a Go pointer past the
+// call and no pinning is needed, and they are tested in the same call: an
+// eager send, or a receive whose message has already arrived, completes here
 // (flag set, request freed) and costs one cgo call in all.
 gc_result gc_isend_bounce(const char *b, int n, char *bounce, int dest, int tag, uintptr_t c);
 gc_result gc_irecv_bounce(char *b, int n, char *bounce, int src, int tag, uintptr_t c);

@@ -1,24 +1,24 @@
-package mpiconduit_test
+package mpi_test
 
 import (
 	"fmt"
 	"log"
 
-	"github.com/gocoll/gocoll/mpiconduit"
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
 // A program run with `mpirun -np 4 ./prog`: every rank sums its rank into an
 // Allreduce and rank 0 sends a greeting to rank 1. (Compiled, not run: the
 // package's tests already hold the MPI session.)
 func Example() {
-	if _, err := mpiconduit.Init(mpiconduit.ThreadMultiple); err != nil {
+	if _, err := mpi.Init(mpi.ThreadMultiple); err != nil {
 		log.Fatal(err)
 	}
-	defer mpiconduit.Finalize()
-	world := mpiconduit.World()
+	defer mpi.Finalize()
+	world := mpi.World()
 
 	sum := []float64{float64(world.Rank())}
-	if err := mpiconduit.Allreduce(world, sum, sum, mpiconduit.OpSum); err != nil { // in place
+	if err := mpi.Allreduce(world, sum, sum, mpi.OpSum); err != nil { // in place
 		log.Fatal(err)
 	}
 

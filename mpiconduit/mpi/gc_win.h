@@ -1,4 +1,4 @@
-// C helpers for the one-sided (RMA) part of the mpiconduit binding. They exist
+// C helpers for the one-sided (RMA) part of the mpi binding. They exist
 // where the Go side would need MPI_INFO_NULL (a macro over a global) or would
 // otherwise cross cgo several times for one operation.
 #ifndef GOCOLL_GC_WIN_H

@@ -1,4 +1,4 @@
-package mpiconduit
+package mpi
 
 /*
 #include "gc.h"
@@ -190,7 +190,7 @@ func datatypeOf(t reflect.Type) Datatype {
 	if d, ok := datatypeOfKindOK(t.Kind(), t.Size()); ok {
 		return d
 	}
-	panic("mpiconduit: no MPI datatype for " + t.String()) // unreachable: Element is closed
+	panic("mpi: no MPI datatype for " + t.String()) // unreachable: Element is closed
 }
 
 func datatypeOfKindOK(k reflect.Kind, size uintptr) (Datatype, bool) {

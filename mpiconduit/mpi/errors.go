@@ -1,4 +1,4 @@
-package mpiconduit
+package mpi
 
 /*
 #include "gc.h"
@@ -14,17 +14,17 @@ import (
 // Misuse errors, returned before MPI is called. Each is wrapped with detail;
 // test for them with errors.Is.
 var (
-	ErrNotInitialized = errors.New("mpiconduit: MPI is not initialized")
-	ErrFinalized      = errors.New("mpiconduit: MPI is finalized")
-	ErrInitialized    = errors.New("mpiconduit: MPI is already initialized")
-	ErrNilBuffer      = errors.New("mpiconduit: nil buffer")
-	ErrShortBuffer    = errors.New("mpiconduit: buffer too short")
-	ErrCount          = errors.New("mpiconduit: element count exceeds what MPI's int can carry")
-	ErrRank           = errors.New("mpiconduit: rank outside the communicator")
-	ErrTag            = errors.New("mpiconduit: tag outside 0..MPI_TAG_UB")
-	ErrFreed          = errors.New("mpiconduit: object already freed or completed")
-	ErrArg            = errors.New("mpiconduit: invalid argument")
-	ErrDatatype       = errors.New("mpiconduit: datatype mismatch")
+	ErrNotInitialized = errors.New("mpi: MPI is not initialized")
+	ErrFinalized      = errors.New("mpi: MPI is finalized")
+	ErrInitialized    = errors.New("mpi: MPI is already initialized")
+	ErrNilBuffer      = errors.New("mpi: nil buffer")
+	ErrShortBuffer    = errors.New("mpi: buffer too short")
+	ErrCount          = errors.New("mpi: element count exceeds what MPI's int can carry")
+	ErrRank           = errors.New("mpi: rank outside the communicator")
+	ErrTag            = errors.New("mpi: tag outside 0..MPI_TAG_UB")
+	ErrFreed          = errors.New("mpi: object already freed or completed")
+	ErrArg            = errors.New("mpi: invalid argument")
+	ErrDatatype       = errors.New("mpi: datatype mismatch")
 )
 
 // MPI error classes that callers commonly test for (Error.Class).
@@ -59,7 +59,7 @@ type Error struct {
 
 // Error describes the failed call.
 func (e *Error) Error() string {
-	return fmt.Sprintf("mpiconduit: %s: %s (MPI error class %d)", e.Op, e.Msg, e.Class)
+	return fmt.Sprintf("mpi: %s: %s (MPI error class %d)", e.Op, e.Msg, e.Class)
 }
 
 // Is reports whether target is an *Error of the same class, so that

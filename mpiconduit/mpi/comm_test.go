@@ -1,4 +1,4 @@
-package mpiconduit
+package mpi
 
 import (
 	"testing"

@@ -1,0 +1,153 @@
+package mpi
+
+/*
+#include <stdlib.h>
+#include "gc.h"
+*/
+import "C"
+
+import (
+	"math"
+	"unsafe"
+)
+
+// The batched nonblocking layer: point-to-point for a caller that keeps its
+// own table of outstanding transfers, as mpiconduit's Conduit does, and
+// cannot afford a Request per transfer (its allocation, its pins, a cgo
+// call per test). It hands out bare request handles (Handle), sends small
+// transfers through C memory (Bounce) so that nothing needs pinning, starts
+// and tests a small transfer in the same cgo call, and tests a whole table
+// of handles in one more (TestsomeHandles). Each function is one cgo call
+// and allocates nothing; each checks its arguments as the rest of the
+// binding does.
+
+// Handle is a bare MPI_Request of the batched layer: it holds no pins and
+// no Go state, and MPI sets it to NullHandle when it completes it.
+type Handle uintptr
+
+// NullHandle is MPI_REQUEST_NULL as a Handle.
+func NullHandle() Handle { return Handle(reqNull) }
+
+// Bounce is a buffer in C memory (malloc) for the small transfers of the
+// batched layer: MPI may hold it for as long as a transfer lasts, with no
+// pinning. The zero Bounce is no buffer.
+type Bounce struct{ p unsafe.Pointer }
+
+// NewBounce allocates a Bounce of n bytes (n > 0), which Free releases.
+func NewBounce(n int) Bounce { return Bounce{C.malloc(C.size_t(n))} }
+
+// Free releases b's memory; b must not be used again.
+func (b Bounce) Free() { C.free(b.p) }
+
+// Bytes is the first n bytes of b (at most its size), valid until Free.
+func (b Bounce) Bytes(n int) []byte { return unsafe.Slice((*byte)(b.p), n) }
+
+// CheckTransfer makes the checks that every point-to-point transfer of b
+// with peer and tag on c makes before MPI is called (MPI is initialized, c
+// is not freed, b is not nil and MPI's int can count it, peer is a rank of
+// c and tag is in 0..TagUB), for a caller that moves some transfers by
+// other means (mpiconduit's shared-memory rings) and must refuse what MPI
+// would. A valid transfer costs one call and a few comparisons.
+func (c *Comm) CheckTransfer(op string, b []byte, peer, tag int) error {
+	if b != nil && uint(len(b)) <= math.MaxInt32 && state.Load() == stateInit && c != nil && !c.freed.Load() &&
+		uint(peer) < uint(c.size) && uint(tag) <= uint(tagUB) {
+		return nil
+	}
+	return c.transferErr(op, b, peer, tag)
+}
+
+func (c *Comm) transferErr(op string, b []byte, peer, tag int) error {
+	if b == nil || len(b) > math.MaxInt32 {
+		return sliceErr(op, b == nil, len(b))
+	}
+	return c.checkPeerSlow(op, peer, tag, false)
+}
+
+// IsendBounce copies b into via (which must hold len(b) bytes), starts
+// sending it to dest with tag (MPI_Isend) and tests it (MPI_Test), in one
+// cgo call. done reports that the send completed already (an eager send);
+// otherwise via belongs to MPI until h completes.
+func (c *Comm) IsendBounce(b []byte, via Bounce, dest, tag int) (h Handle, done bool, err error) {
+	const op = "MPI_Isend"
+	if err := c.CheckTransfer(op, b, dest, tag); err != nil {
+		return 0, false, err
+	}
+	res := C.gc_isend_bounce(cbuf(unsafe.Pointer(unsafe.SliceData(b))), C.int(len(b)), (*C.char)(via.p),
+		C.int(dest), C.int(tag), hComm(c.h))
+	return bounceResult(op, res)
+}
+
+// IrecvBounce starts receiving len(b) bytes from src with tag into via
+// (MPI_Irecv) and tests it (MPI_Test), in one cgo call. done reports that
+// the message had arrived and b holds it; otherwise via receives it by the
+// time h completes, and the caller copies it out (via.Bytes(len(b))).
+func (c *Comm) IrecvBounce(b []byte, via Bounce, src, tag int) (h Handle, done bool, err error) {
+	const op = "MPI_Irecv"
+	if err := c.CheckTransfer(op, b, src, tag); err != nil {
+		return 0, false, err
+	}
+	res := C.gc_irecv_bounce(cbuf(unsafe.Pointer(unsafe.SliceData(b))), C.int(len(b)), (*C.char)(via.p),
+		C.int(src), C.int(tag), hComm(c.h))
+	return bounceResult(op, res)
+}
+
+func bounceResult(op string, res C.gc_result) (Handle, bool, error) {
+	if err := mpiErr(op, res.rc); err != nil {
+		return 0, false, err
+	}
+	return Handle(res.req), res.flag != 0, nil
+}
+
+// IsendPinned starts sending b to dest with tag (MPI_Isend). MPI keeps b's
+// address: the caller pins b (runtime.Pinner) before the call and keeps
+// it pinned and unchanged until h completes.
+func (c *Comm) IsendPinned(b []byte, dest, tag int) (Handle, error) {
+	const op = "MPI_Isend"
+	if err := c.CheckTransfer(op, b, dest, tag); err != nil {
+		return 0, err
+	}
+	return pinnedResult(op, C.gc_isend(cbuf(unsafe.Pointer(unsafe.SliceData(b))), C.int(len(b)), hType(Byte.h),
+		C.int(dest), C.int(tag), hComm(c.h)))
+}
+
+// IrecvPinned starts receiving len(b) bytes from src with tag into b
+// (MPI_Irecv); b is pinned by the caller until h completes.
+func (c *Comm) IrecvPinned(b []byte, src, tag int) (Handle, error) {
+	const op = "MPI_Irecv"
+	if err := c.CheckTransfer(op, b, src, tag); err != nil {
+		return 0, err
+	}
+	return pinnedResult(op, C.gc_irecv(cbuf(unsafe.Pointer(unsafe.SliceData(b))), C.int(len(b)), hType(Byte.h),
+		C.int(src), C.int(tag), hComm(c.h)))
+}
+
+func pinnedResult(op string, res C.gc_start) (Handle, error) {
+	if err := mpiErr(op, res.rc); err != nil {
+		return 0, err
+	}
+	return Handle(res.req), nil
+}
+
+// TestsomeHandles tests every handle of hs in one cgo call (MPI_Testsome):
+// it sets the completed ones to NullHandle, writes their indices to idx
+// (which needs len(hs) entries) and returns how many there are, 0 when
+// none completed or none is active. With no handles it calls no MPI, but
+// still reports ErrNotInitialized or ErrFinalized outside Init..Finalize,
+// so that a caller that polls other sources too learns of it.
+func TestsomeHandles(hs []Handle, idx []int32) (int, error) {
+	const op = "MPI_Testsome"
+	if err := checkState(op); err != nil || len(hs) == 0 {
+		return 0, err
+	}
+	if len(idx) < len(hs) {
+		return 0, misuse(ErrShortBuffer, op, "%d indices for %d handles", len(idx), len(hs))
+	}
+	res := C.gc_testsome(C.int(len(hs)), (*C.uintptr_t)(unsafe.Pointer(&hs[0])), (*C.int)(unsafe.Pointer(&idx[0])))
+	if err := mpiErr(op, res.rc); err != nil {
+		return 0, err
+	}
+	if res.flag == C.MPI_UNDEFINED {
+		return 0, nil
+	}
+	return int(res.flag), nil
+}
