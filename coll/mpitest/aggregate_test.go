@@ -7,7 +7,7 @@ import (
 
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/coll/colltest"
-	"github.com/gocoll/gocoll/mpiconduit"
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -17,7 +17,7 @@ import (
 // images per rank (every image calling, and a representative), on TeamAll
 // and on the odd/even split of it.
 func TestAggregatesMPI(t *testing.T) {
-	np := mpiconduit.World().Size()
+	np := mpi.World().Size()
 	for i, per := range tables(np)[:2] {
 		t.Run(fmt.Sprint(per), func(t *testing.T) {
 			err := runImages(per, coll.Options{}, func(im *coll.Image, nd *colltest.Node) error {
@@ -45,7 +45,7 @@ func TestAggregatesMPI(t *testing.T) {
 // TestAggregateReduceAllMPI: 16 aggregated integer sums, one image per
 // rank, equal native MPI_Allreduce's, in every output mode.
 func TestAggregateReduceAllMPI(t *testing.T) {
-	w := mpiconduit.World()
+	w := mpi.World()
 	np := w.Size()
 	per := make([]int, np)
 	for i := range per {
@@ -73,7 +73,7 @@ func TestAggregateReduceAllMPI(t *testing.T) {
 			}
 			for m := range k {
 				want := make([]int64, 2)
-				if err := mpiconduit.Allreduce(w, srcs[m], want, mpiconduit.OpSum); err != nil {
+				if err := mpi.Allreduce(w, srcs[m], want, mpi.OpSum); err != nil {
 					return err
 				}
 				if got := dsts[m][0]; got != want[0]+want[1] {
