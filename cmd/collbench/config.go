@@ -40,6 +40,7 @@ type config struct {
 	yield            bool
 	cpuProfile       string
 	progress         gsync.ProgressMode // gocoll's progress mode (--progress)
+	overlap          bool               // print the overlap table instead (--overlap, overlap.go)
 }
 
 // errHelp is returned by parseArgs for --help: usage was printed, exit 0.
@@ -128,6 +129,7 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 		}
 		return fmt.Errorf("unknown progress mode %q", v)
 	})
+	fs.BoolVar(&cfg.overlap, "overlap", false, "measure how much of gocoll's and native MPI's non-blocking Broadcast and ReduceAll\noverlaps computation (OSU method; gocoll with a progress goroutine and with polling)\ninstead of the latency table")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write rank 0's Go CPU profile to `file`, every rank's if it contains %r (replaced by the rank)")
 
 	// Errors are reported by the caller, once, with the usage hint.

@@ -93,5 +93,8 @@ func bench1(cfg config, comm *mpi.Comm, stdout io.Writer) (err error) {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if cfg.overlap {
+		return runOverlap(cfg, comm, stdout)
+	}
 	return run(cfg, comm, stdout, csvOut)
 }
