@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gocoll/gocoll/coll"
+	"github.com/gocoll/gocoll/examples/internal/decomp"
 	"github.com/gocoll/gocoll/examples/internal/halo"
 	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -53,32 +54,6 @@ const (
 	leftValue = 0.5
 )
 
-// span is the part of n rows (or columns) that block b of p holds: the
-// first n%p blocks have one more.
-func span(n, p, b int) (start, size int) {
-	q, r := n/p, n%p
-	return b*q + min(b, r), q + btoi(b < r)
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// dims is the most square process grid for np processes, py >= px (as
-// MPI_Dims_create in two dimensions).
-func dims(np int) (py, px int) {
-	px = 1
-	for d := 1; d*d <= np; d++ {
-		if np%d == 0 {
-			px = d
-		}
-	}
-	return np / px, px
-}
-
 // block is one image's part of the grid: ny x nx interior cells plus a ring
 // of halo (or boundary) cells, row-major with stride nx+2, two copies.
 type block struct {
@@ -89,8 +64,8 @@ type block struct {
 }
 
 func newBlock(p params, prow, pcol int) *block {
-	r0, ny := span(p.n, p.py, prow)
-	c0, nx := span(p.n, p.px, pcol)
+	r0, ny := decomp.Span(p.n, p.py, prow)
+	c0, nx := decomp.Span(p.n, p.px, pcol)
 	b := &block{n: p.n, r0: r0, c0: c0, ny: ny, nx: nx}
 	b.u = make([]float64, (ny+2)*(nx+2))
 	b.v = make([]float64, (ny+2)*(nx+2))

@@ -192,11 +192,3 @@ func TestBadInput(t *testing.T) {
 		t.Error("k = 0 accepted")
 	}
 }
-
-func TestDims(t *testing.T) {
-	for np, want := range map[int][2]int{1: {1, 1}, 2: {2, 1}, 3: {3, 1}, 4: {2, 2}, 6: {3, 2}, 8: {4, 2}, 12: {4, 3}} {
-		if py, px := dims(np); py != want[0] || px != want[1] {
-			t.Errorf("dims(%d) = %dx%d, want %dx%d", np, py, px, want[0], want[1])
-		}
-	}
-}

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gocoll/gocoll/examples/internal/decomp"
 	"github.com/gocoll/gocoll/examples/internal/job"
 )
 
@@ -74,7 +75,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	im := j.Image
 	np := im.Images()
 	if p.py == 0 {
-		p.py, p.px = dims(np)
+		p.py, p.px = decomp.Dims(np)
 	}
 	if err := p.check(np); err != nil { // the same on every process: no abort needed
 		if im.ImageNum() == 0 {
