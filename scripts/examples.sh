@@ -33,11 +33,13 @@ REPS=${EXAMPLES_REPS:-3}
 # -ffp-contract=off: no fused multiply-add, whose single rounding would
 # break heat2d's bitwise agreement (Go does not fuse on amd64 either).
 CFLAGS="${CFLAGS:--O2} -ffp-contract=off"
+# heat2d runs twice: a grid too large for the caches (memory-bound sweeps)
+# and one whose blocks fit in the last-level cache at np 2 (compute-bound).
 if [ "${EXAMPLES_QUICK:-0}" = 1 ]; then
-	HEAT_ARGS="-n 300 -steps 200 -k 10"
+	HEAT_INPUTS=("-n 300 -steps 200 -k 10")
 	CG_N=200 CG_RTOL=1e-8
 else
-	HEAT_ARGS="-n 2048 -steps 500 -k 10"
+	HEAT_INPUTS=("-n 2048 -steps 500 -k 10" "-n 1024 -steps 3000 -k 10")
 	CG_N=1024 CG_RTOL=1e-8
 fi
 CG_ARGS="-n $CG_N -rtol $CG_RTOL"
@@ -86,10 +88,10 @@ cg_check() {
 }
 
 rows=()
-# compare NAME ARGS...: Go and twin at every np, REPS times each.
+# compare NAME LABEL ARGS...: Go and twin at every np, REPS times each.
 compare() {
-	local name=$1
-	shift
+	local name=$1 label=$2
+	shift 2
 	local ref="" np rep gl cl gt ct diff d worst
 	for np in $NPS; do
 		gt="" ct="" worst=0
@@ -124,20 +126,23 @@ compare() {
 		done
 		local it=""
 		[ "$name" = cg ] && it="iters Go $(field iterations "$gl") C $(field iterations "$cl")"
-		rows+=("$(printf '%-7s %3s %9.3f %9.3f %6.3f   %s %s' "$name" "$np" "$gt" "$ct" \
+		rows+=("$(printf '%-14s %3s %9.3f %9.3f %6.3f   %s %s' "$label" "$np" "$gt" "$ct" \
 			"$(awk -v g="$gt" -v c="$ct" 'BEGIN { print (c > 0 ? g / c : 0) }')" "$diff" "$it")")
 		echo "${rows[-1]}"
 	done
 }
 
-echo "== heat2d $HEAT_ARGS; cg $CG_ARGS; np $NPS; best of $REPS"
-printf '%-7s %3s %9s %9s %6s   %s\n' program np "Go s" "C s" Go/C agreement
-compare heat2d $HEAT_ARGS
-compare cg $CG_ARGS
+echo "== heat2d ${HEAT_INPUTS[*]/#/; }; cg $CG_ARGS; np $NPS; best of $REPS"
+printf '%-14s %3s %9s %9s %6s   %s\n' program np "Go s" "C s" Go/C agreement
+for a in "${HEAT_INPUTS[@]}"; do
+	set -- $a
+	compare heat2d "heat2d n=$2" $a
+done
+compare cg "cg n=$CG_N" $CG_ARGS
 
 echo
 echo "== summary (Go and C + MPI twin, $(mpirun --version 2>/dev/null | head -1), twins: $CFLAGS)"
-printf '%-7s %3s %9s %9s %6s   %s\n' program np "Go s" "C s" Go/C agreement
+printf '%-14s %3s %9s %9s %6s   %s\n' program np "Go s" "C s" Go/C agreement
 printf '%s\n' "${rows[@]}"
 if [ "$failed" -gt 0 ]; then
 	echo "$failed disagreements"
