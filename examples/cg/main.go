@@ -32,6 +32,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/examples/internal/job"
 )
 
@@ -62,33 +63,11 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "cg:", err)
 		return 2
 	}
-	j, err := job.Start(fns)
-	if err != nil {
-		fmt.Fprintln(stderr, "cg:", err)
-		return 1
-	}
-	im := j.Image
-	np := im.Images()
-	if err := p.check(np); err != nil { // the same on every process: no abort needed
-		if im.ImageNum() == 0 {
-			fmt.Fprintln(stderr, err)
+	return job.Main("cg", fns, stdout, stderr, func(im *coll.Image) (string, error) {
+		if err := p.check(im.Images()); err != nil {
+			return "", job.Usage(err)
 		}
-		j.Close()
-		return 2
-	}
-	res, err := solve(im, p)
-	if err != nil {
-		fmt.Fprintf(stderr, "cg: image %d: %v\n", im.ImageNum(), err)
-		j.Abort(1)
-		return 1
-	}
-	if im.ImageNum() == 0 {
-		fmt.Fprintf(stdout, "cg go: n=%d rtol=%g np=%d\n", p.n, p.rtol, np)
-		fmt.Fprintln(stdout, res)
-	}
-	if err := j.Close(); err != nil {
-		fmt.Fprintln(stderr, "cg:", err)
-		return 1
-	}
-	return 0
+		res, err := solve(im, p)
+		return fmt.Sprintf("cg go: n=%d rtol=%g np=%d\n%v\n", p.n, p.rtol, im.Images(), res), err
+	})
 }

@@ -18,19 +18,7 @@ import (
 // under scripts/mpirun-tests.sh.
 var theJob *job.Job
 
-func TestMain(m *testing.M) {
-	var err error
-	if theJob, err = job.Start(fns); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := theJob.Close(); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL:", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(job.TestMain(m, fns, &theJob)) }
 
 // serial is the reference: the same iteration on the whole grid in one
 // piece, written plainly (no halos, no blocks, no collectives).

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/examples/internal/decomp"
 	"github.com/gocoll/gocoll/examples/internal/job"
 )
@@ -67,36 +68,15 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "heat2d:", err)
 		return 2
 	}
-	j, err := job.Start(fns)
-	if err != nil {
-		fmt.Fprintln(stderr, "heat2d:", err)
-		return 1
-	}
-	im := j.Image
-	np := im.Images()
-	if p.py == 0 {
-		p.py, p.px = decomp.Dims(np)
-	}
-	if err := p.check(np); err != nil { // the same on every process: no abort needed
-		if im.ImageNum() == 0 {
-			fmt.Fprintln(stderr, err)
+	return job.Main("heat2d", fns, stdout, stderr, func(im *coll.Image) (string, error) {
+		np := im.Images()
+		if p.py == 0 {
+			p.py, p.px = decomp.Dims(np)
 		}
-		j.Close()
-		return 2
-	}
-	res, err := solve(im, p)
-	if err != nil {
-		fmt.Fprintf(stderr, "heat2d: image %d: %v\n", im.ImageNum(), err)
-		j.Abort(1)
-		return 1
-	}
-	if im.ImageNum() == 0 {
-		fmt.Fprintf(stdout, "heat2d go: n=%d grid=%dx%d steps=%d k=%d tol=%g np=%d\n", p.n, p.py, p.px, p.steps, p.k, p.tol, np)
-		fmt.Fprintln(stdout, res)
-	}
-	if err := j.Close(); err != nil {
-		fmt.Fprintln(stderr, "heat2d:", err)
-		return 1
-	}
-	return 0
+		if err := p.check(np); err != nil {
+			return "", job.Usage(err)
+		}
+		res, err := solve(im, p)
+		return fmt.Sprintf("heat2d go: n=%d grid=%dx%d steps=%d k=%d tol=%g np=%d\n%v\n", p.n, p.py, p.px, p.steps, p.k, p.tol, np, res), err
+	})
 }

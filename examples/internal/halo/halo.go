@@ -92,24 +92,24 @@ func (l *Line) Has(s Side) bool { return l.pairs[s].team != nil }
 
 // Edge is where the caller puts the n values for the neighbour on side s
 // before Start (nil when there is none).
-func (l *Line) Edge(s Side) []float64 {
-	p := &l.pairs[s]
-	if p.team == nil {
-		return nil
-	}
-	o := (1 - p.me) * l.n
-	return p.send[o : o+l.n]
-}
+func (l *Line) Edge(s Side) []float64 { return l.theirs(s, false) }
 
 // Halo is where the neighbour's n values for this image are after Wait (nil
 // when there is none).
-func (l *Line) Halo(s Side) []float64 {
+func (l *Line) Halo(s Side) []float64 { return l.theirs(s, true) }
+
+// theirs is the neighbour's block of the pair on side s, of recv or send.
+func (l *Line) theirs(s Side, recv bool) []float64 {
 	p := &l.pairs[s]
 	if p.team == nil {
 		return nil
 	}
+	b := p.send
+	if recv {
+		b = p.recv
+	}
 	o := (1 - p.me) * l.n
-	return p.recv[o : o+l.n]
+	return b[o : o+l.n]
 }
 
 // Start starts the exchanges with both neighbours; Wait ends them. Edges

@@ -7,6 +7,9 @@ package job
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"testing"
 
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/mpiconduit"
@@ -49,4 +52,72 @@ func (j *Job) Close() error {
 // process that may leave the others waiting in a collective.
 func (j *Job) Abort(code int) {
 	_ = mpiconduit.Abort(mpiconduit.World(), code)
+}
+
+// ErrUsage marks an error in a program's input, the same on every process
+// (see Usage): Main reports it once and exits with 2, without aborting the
+// job.
+var ErrUsage = errors.New("bad input")
+
+// Usage marks err as an error in the program's input; its message is err's.
+func Usage(err error) error { return usageError{err} }
+
+type usageError struct{ error }
+
+func (usageError) Is(target error) bool { return target == ErrUsage }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// Main is the body of an example program's main: it starts the job with
+// fns, runs solve on this process's image, prints its report (image 0) to
+// stdout, ends the job, and returns the exit code. An error of solve that
+// wraps ErrUsage is printed once and gives 2; any other is printed by the
+// image that got it, aborts the job (the others may be waiting for this one
+// in a collective) and gives 1. Errors of input say the program's name
+// themselves.
+func Main(name string, fns []reducefn.Entry, stdout, stderr io.Writer, solve func(im *coll.Image) (report string, err error)) int {
+	j, err := Start(fns)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 1
+	}
+	im := j.Image
+	report, err := solve(im)
+	switch {
+	case errors.Is(err, ErrUsage):
+		if im.ImageNum() == 0 {
+			fmt.Fprintln(stderr, err)
+		}
+		j.Close()
+		return 2
+	case err != nil:
+		fmt.Fprintf(stderr, "%s: image %d: %v\n", name, im.ImageNum(), err)
+		j.Abort(1)
+		return 1
+	}
+	if im.ImageNum() == 0 {
+		fmt.Fprint(stdout, report)
+	}
+	if err := j.Close(); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 1
+	}
+	return 0
+}
+
+// TestMain runs a test binary's tests inside one MPI job (a singleton
+// under `go test`, np ranks under mpirun), with *j set to it, and returns
+// the exit code.
+func TestMain(m *testing.M, fns []reducefn.Entry, j **Job) int {
+	var err error
+	if *j, err = Start(fns); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		return 1
+	}
+	code := m.Run()
+	if err := (*j).Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL:", err)
+		code = 1
+	}
+	return code
 }
