@@ -132,7 +132,7 @@ compare() {
 	done
 }
 
-echo "== heat2d ${HEAT_INPUTS[*]/#/; }; cg $CG_ARGS; np $NPS; best of $REPS"
+echo "== heat2d $(printf '[%s] ' "${HEAT_INPUTS[@]}")cg [$CG_ARGS]; np $NPS; best of $REPS"
 printf '%-14s %3s %9s %9s %6s   %s\n' program np "Go s" "C s" Go/C agreement
 for a in "${HEAT_INPUTS[@]}"; do
 	set -- $a
