@@ -39,7 +39,7 @@ if [ "${EXAMPLES_QUICK:-0}" = 1 ]; then
 	HEAT_INPUTS=("-n 300 -steps 200 -k 10")
 	CG_N=200 CG_RTOL=1e-8
 else
-	HEAT_INPUTS=("-n 2048 -steps 500 -k 10" "-n 1024 -steps 3000 -k 10")
+	HEAT_INPUTS=("-n 2048 -steps 600 -k 10" "-n 1024 -steps 4000 -k 10")
 	CG_N=1024 CG_RTOL=1e-8
 fi
 CG_ARGS="-n $CG_N -rtol $CG_RTOL"
