@@ -108,6 +108,9 @@ func TestSerialStopsEarly(t *testing.T) {
 // TestInProcess runs solve on colltest's in-process conduit with 1 to 6
 // nodes, some hosting two images, on every grid, against the serial run.
 func TestInProcess(t *testing.T) {
+	if theJob.Image.Images() > 1 {
+		t.Skip("in-process only: it runs in the one-process run (go test), not again on every rank under mpirun")
+	}
 	for _, perNode := range [][]int{{1}, {1, 1}, {1, 1, 1}, {2, 2}, {1, 1, 1, 1, 1, 1}} {
 		np := 0
 		for _, k := range perNode {
