@@ -242,7 +242,12 @@ func run(cfg config, c *mpi.Comm, out, csv io.Writer) (err error) {
 	for _, n := range cfg.ops {
 		selected[n] = true
 	}
-	var rows []row // rank 0's, for the images-per-node table
+	var rows []row // rank 0's, for the images-per-node table and the plots
+	var st *status
+	if b.rank == 0 {
+		st = newStatus(cfg.status, b.rowCount(cfg, selected))
+	}
+	defer st.end()
 	noted := false
 	for _, e := range entries(b) {
 		if !selected[e.name] {
@@ -263,6 +268,7 @@ func run(cfg config, c *mpi.Comm, out, csv io.Writer) (err error) {
 			sizes = cfg.sizes()
 		}
 		for _, size := range sizes {
+			st.next(e.label(b.np), size, e.sized)
 			r, err := b.row(e, size, cfg)
 			if err != nil {
 				return err
@@ -277,9 +283,29 @@ func run(cfg config, c *mpi.Comm, out, csv io.Writer) (err error) {
 	}
 	if b.rank == 0 {
 		t.imagesTable(imagesRatios(entries(b), rows, b.np), b.np)
-		return t.flush()
+		if err := t.flush(); err != nil {
+			return err
+		}
+		if cfg.plot != "" {
+			return writePlots(cfg.plot, rows, b.np)
+		}
 	}
 	return nil
+}
+
+// rowCount is the number of rows run will measure, for the status line.
+func (b *bench) rowCount(cfg config, selected map[string]bool) int {
+	n := 0
+	for _, e := range entries(b) {
+		if !selected[e.name] || b.skip(e, cfg) != "" {
+			continue
+		}
+		n++
+		if e.sized {
+			n += len(cfg.sizes()) - 1
+		}
+	}
+	return n
 }
 
 // skip says why entry e does not run here, or "" when it runs.

@@ -41,6 +41,10 @@ type config struct {
 	cpuProfile       string
 	progress         gsync.ProgressMode // gocoll's progress mode (--progress)
 	overlap          bool               // print the overlap table instead (--overlap, overlap.go)
+	plot             string             // --plot: the latency figure's PNG file (plot.go)
+	fromCSV          string             // --from-csv: plot this file's rows instead of measuring
+	quiet            bool               // --quiet: no status line
+	status           io.Writer          // where the status line goes (nil: none); set by realMain
 }
 
 // errHelp is returned by parseArgs for --help: usage was printed, exit 0.
@@ -92,6 +96,14 @@ np 2; --ops takes either name) and are skipped at np 1. A last table,
 gocoll.ReduceAll at the same size; the CSV file gets it as rows named A/B,
 with row A's Go figures in the go_* columns and row B's in the c_* columns.
 
+--plot FILE.png draws the gocoll.* rows when the table is done (rank 0):
+FILE.png, each collective's average latency by size on log-log axes, gocoll
+blocking and NB against native MPI blocking and nonblocking, and
+FILE-ratios.png, gocoll over MPI with the line at 1. With --from-csv it
+draws an earlier run's --csv file instead, without MPI. While collbench
+runs, a status line on stderr names the row being measured and what is
+left, when stderr (under mpirun: mpirun's) is a terminal and not --quiet.
+
 Sizes accept a plain byte count or a binary suffix: 8, 512B, 1K, 64KiB, 1M.
 Iterations apply up to 8 KiB; above, they scale down with the size (at least
 10), and so does the warm-up.
@@ -130,6 +142,9 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 		return fmt.Errorf("unknown progress mode %q", v)
 	})
 	fs.BoolVar(&cfg.overlap, "overlap", false, "measure how much of gocoll's and native MPI's non-blocking Broadcast and ReduceAll\noverlaps computation (OSU method; gocoll with a progress goroutine and with polling)\ninstead of the latency table")
+	fs.StringVar(&cfg.plot, "plot", "", "also draw the gocoll.* rows into `file`.png (latency by size, log-log, gocoll blocking and NB\nagainst native MPI) and file-ratios.png (gocoll over MPI, with the line at 1), on rank 0")
+	fs.StringVar(&cfg.fromCSV, "from-csv", "", "with --plot: draw the rows of an earlier run's --csv `file` instead of measuring (no MPI)")
+	fs.BoolVar(&cfg.quiet, "quiet", false, "no status line on stderr (it shows only when stderr is a terminal)")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write rank 0's Go CPU profile to `file`, every rank's if it contains %r (replaced by the rank)")
 
 	// Errors are reported by the caller, once, with the usage hint.
@@ -166,6 +181,12 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	}
 	if cfg.warmup < 0 {
 		return cfg, fmt.Errorf("--warmup %d: must not be negative", cfg.warmup)
+	}
+	if cfg.plot != "" && !strings.HasSuffix(cfg.plot, ".png") {
+		return cfg, fmt.Errorf("--plot %q: the file name must end in .png", cfg.plot)
+	}
+	if cfg.fromCSV != "" && cfg.plot == "" {
+		return cfg, errors.New("--from-csv needs --plot")
 	}
 	if cfg.ops, cfg.imagesT, err = parseOps(*opsS); err != nil {
 		return cfg, fmt.Errorf("--ops: %w", err)

@@ -73,7 +73,7 @@ func TestCounts(t *testing.T) {
 
 func TestParseOps(t *testing.T) {
 	all := opNames()
-	if len(all) != 31 || all[0] != "PingPong" || all[1] != "Barrier" || all[14] != "gocoll.Broadcast" || all[27] != "gocoll.Tnp.Broadcast" {
+	if len(all) != 35 || all[0] != "PingPong" || all[1] != "Barrier" || all[14] != "gocoll.Broadcast" || all[28] != "gocoll.Agg16.Broadcast" || all[31] != "gocoll.Tnp.Broadcast" {
 		t.Fatalf("opNames() = %v", all)
 	}
 	tnp := func(ops ...string) []string {
@@ -191,5 +191,21 @@ func TestHelpAndExitCodes(t *testing.T) {
 	t.Setenv("OMPI_COMM_WORLD_RANK", "1")
 	if code := realMain([]string{"--ops", "nope"}, &stdout, &stderr); code != 2 || stderr.Len() != 0 {
 		t.Errorf("rank 1, bad flag: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+func TestPlotFlags(t *testing.T) {
+	var out bytes.Buffer
+	cfg, err := parseArgs([]string{"--plot", "fig.png", "--quiet"}, &out)
+	if err != nil || cfg.plot != "fig.png" || !cfg.quiet || cfg.fromCSV != "" {
+		t.Errorf("--plot fig.png --quiet: %+v, %v", cfg, err)
+	}
+	if cfg, err := parseArgs([]string{"--plot", "f.png", "--from-csv", "r.csv"}, &out); err != nil || cfg.fromCSV != "r.csv" {
+		t.Errorf("--from-csv: %+v, %v", cfg, err)
+	}
+	for _, args := range [][]string{{"--plot", "fig.svg"}, {"--from-csv", "r.csv"}} {
+		if _, err := parseArgs(args, &out); err == nil {
+			t.Errorf("%q accepted", args)
+		}
 	}
 }

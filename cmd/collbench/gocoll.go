@@ -39,6 +39,7 @@ func gocollEntries(b *bench) []entry {
 		{name: "gocoll.ExchangeNB", sized: true, goLoop: b.gExchangeNB, cLoop: b.cIalltoall},
 		{name: "gocoll.Reduce", sized: true, goLoop: b.gReduce, cLoop: b.cReduce},
 		{name: "gocoll.ReduceAll", sized: true, goLoop: b.gReduceAll, cLoop: b.cAllreduce},
+		{name: "gocoll.ReduceAllNB", sized: true, goLoop: b.gReduceAllNB, cLoop: b.cIallreduce},
 		{name: "gocoll.PrefixReduce", sized: true, goLoop: b.gPrefixReduce, cLoop: b.cScan},
 	}
 	for i := range es {
@@ -184,6 +185,14 @@ func (b *bench) gReduceAll(size, iters int) error {
 	n := elems(size)
 	im, t, s, r := b.im, b.im.TeamAll(), reducefn.Bytes(b.sf[:n]), reducefn.Bytes(b.rf[:n])
 	return b.blocking(iters, func() error { return im.ReduceAll(t, r, s, coll.Cyclic, 8*n, b.np, fnSum, 0, myMy) })
+}
+
+func (b *bench) gReduceAllNB(size, iters int) error {
+	n := elems(size)
+	im, t, s, r := b.im, b.im.TeamAll(), reducefn.Bytes(b.sf[:n]), reducefn.Bytes(b.rf[:n])
+	return b.collLoop(iters, func() (gsync.Handle, error) {
+		return im.ReduceAllNB(t, r, s, coll.Cyclic, 8*n, b.np, fnSum, 0, myMy)
+	})
 }
 
 func (b *bench) gPrefixReduce(size, iters int) error {

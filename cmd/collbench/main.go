@@ -45,6 +45,20 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
+	if cfg.fromCSV != "" { // no measurement, no MPI
+		if quiet {
+			return 0
+		}
+		if err := plotFromCSV(cfg.plot, cfg.fromCSV); err != nil {
+			fmt.Fprintf(stderr, "collbench: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if !quiet {
+		cfg.status = statusWriter(cfg.quiet, stderr)
+	}
+
 	if _, err := mpi.Init(mpi.ThreadMultiple); err != nil {
 		fmt.Fprintf(stderr, "collbench: %v\n", err)
 		return 1
@@ -67,6 +81,15 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 func bench1(cfg config, comm *mpi.Comm, stdout io.Writer) (err error) {
 	var csvOut io.Writer
 	if comm.Rank() == 0 {
+		// Fail before measuring, not after, when the figures cannot be written.
+		if cfg.plot != "" {
+			lat, rat := plotFiles(cfg.plot)
+			for _, name := range []string{lat, rat} {
+				if err := writeFile(name, func(io.Writer) error { return nil }); err != nil {
+					return fmt.Errorf("--plot: %w", err)
+				}
+			}
+		}
 		if cfg.csv != "" {
 			f, err := os.Create(cfg.csv)
 			if err != nil {
