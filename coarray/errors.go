@@ -12,20 +12,20 @@ import (
 // same in the Go package and in the gfortran runtime, so that a Fortran
 // program can test for them.
 const (
-	StatOK            = 0
-	StatInvalidImage  = 1 // SOURCE_IMAGE or RESULT_IMAGE is not an image of the current team
-	StatMismatch      = 2 // the images of the team called with arguments that do not agree
-	StatTeam          = 3 // a team the image is not in, or not formed on the current team
-	StatNotCurrent    = 4 // a call through an image that is not in its current team's execution
-	StatTeamNumber    = 5 // FORM TEAM with a team number that is not positive
-	StatNewIndex      = 6 // FORM TEAM with NEW_INDEX values out of range or repeated
-	StatType          = 7 // an element type that cannot travel (pointers) or does not fit the operation
-	StatOperator      = 8 // a CO_REDUCE operator that failed, is unknown, or is not pure
-	StatLength        = 9 // a character value longer than the character length
-	StatNotSupported  = 10
-	StatCollective    = 11 // gocoll's engine or the conduit failed
-	StatStoppedImage  = 6000 // ISO_FORTRAN_ENV's STAT_STOPPED_IMAGE (gfortran's value)
-	StatFailedImage   = 6001 // ISO_FORTRAN_ENV's STAT_FAILED_IMAGE (gfortran's value)
+	StatOK           = 0
+	StatInvalidImage = 1 // SOURCE_IMAGE or RESULT_IMAGE is not an image of the current team
+	StatMismatch     = 2 // the images of the team called with arguments that do not agree
+	StatTeam         = 3 // a team the image is not in, or not formed on the current team
+	StatNotCurrent   = 4 // a call through an image that is not in its current team's execution
+	StatTeamNumber   = 5 // FORM TEAM with a team number that is not positive
+	StatNewIndex     = 6 // FORM TEAM with NEW_INDEX values out of range or repeated
+	StatType         = 7 // an element type that cannot travel (pointers) or does not fit the operation
+	StatOperator     = 8 // a CO_REDUCE operator that failed, is unknown, or is not pure
+	StatLength       = 9 // a character value longer than the character length
+	StatNotSupported = 10
+	StatCollective   = 11   // gocoll's engine or the conduit failed
+	StatStoppedImage = 6000 // ISO_FORTRAN_ENV's STAT_STOPPED_IMAGE (gfortran's value)
+	StatFailedImage  = 6001 // ISO_FORTRAN_ENV's STAT_FAILED_IMAGE (gfortran's value)
 )
 
 // Errors of the coarray face; test with errors.Is. Each carries the STAT

@@ -69,7 +69,6 @@ func BytesOperator(e reducefn.Entry) Operator {
 // mode every call is made twice and the results compared.
 func (op Operator) entry(ns *nodeState) reducefn.Entry {
 	fn := op.fn
-	var check []byte
 	return reducefn.Entry{Flags: op.flags, Fn: func(results, left, right []byte, es int, flags reducefn.Flags, arg int) {
 		defer func() {
 			if r := recover(); r != nil {
@@ -77,15 +76,15 @@ func (op Operator) entry(ns *nodeState) reducefn.Entry {
 				if !ok {
 					err = fmt.Errorf("%v", r)
 				}
-				ns.fail(fmt.Errorf("%w: %w", ErrOperator, err))
+				if Stat(err) == StatCollective { // not one of ours (ErrLength is)
+					err = fmt.Errorf("%w: %w", ErrOperator, err)
+				}
+				ns.fail(err)
 			}
 		}()
 		fn(results, left, right, es, flags, arg)
 		if ns.checked {
-			if cap(check) < len(results) {
-				check = make([]byte, len(results))
-			}
-			c := check[:len(results)]
+			c := make([]byte, len(results)) // callbacks of different teams may run at once
 			fn(c, left, right, es, flags, arg)
 			if !bytes.Equal(c, results) {
 				ns.fail(ErrImpure)

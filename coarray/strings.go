@@ -64,7 +64,10 @@ func (img *Image) broadcastStrings(ss []string, source, charLen int) error {
 		clear(ss) // the source's values are all "": so are everybody's
 		return nil
 	}
-	b := pack(ss, w)
+	b := make([]byte, len(ss)*w) // what the source's values overwrite
+	if img.ThisImage() == source {
+		b = pack(ss, w)
+	}
 	if err := img.runBroadcast(b, source); err != nil {
 		return err
 	}
