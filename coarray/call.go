@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/gocoll/gocoll/coll"
+	gsync "github.com/gocoll/gocoll/sync"
 )
 
 // call is one collective as the checked mode agrees on it.
@@ -132,6 +133,14 @@ func (img *Image) reduce(b []byte, c *call) error {
 	return img.runReduce(b, c)
 }
 
+// mySyncMax is the largest array reduced with OUT_MYSYNC. Over MPI,
+// coll's ReduceAll of elements above 8 KiB (measured at 8.8 to 32 KB, np
+// 2, OUT_MYSYNC, one image per node) may return before the node's source
+// has been read: a source overwritten right after the call then corrupts
+// the other node's result (a few calls in 50). OUT_ALLSYNC does not, so
+// larger reductions take it; its barrier is small beside such transfers.
+const mySyncMax = 8 << 10
+
 // runReduce is the engine's reduction of b with c.fn and c.arg, onto
 // c.image or every image.
 func (img *Image) runReduce(b []byte, c *call) error {
@@ -144,14 +153,18 @@ func (img *Image) runReduce(b []byte, c *call) error {
 	}
 	dst := sh.scratch[:len(b)]
 	before := sh.node.failures.Load()
+	f := flags
+	if len(b) > mySyncMax {
+		f = f&^gsync.OutMySync | gsync.OutAllSync
+	}
 	var err error
 	if c.image == 0 {
-		err = sh.im.ReduceAll(img.team.t, dst, b, coll.Cyclic, len(b), img.NumImages(), c.fn, c.arg, flags)
+		err = sh.im.ReduceAll(img.team.t, dst, b, coll.Cyclic, len(b), img.NumImages(), c.fn, c.arg, f)
 	} else {
 		if c.image != img.ThisImage() {
 			dst = nil
 		}
-		err = sh.im.Reduce(img.team.t, c.image-1, dst, b, coll.Cyclic, len(b), img.NumImages(), c.fn, c.arg, flags)
+		err = sh.im.Reduce(img.team.t, c.image-1, dst, b, coll.Cyclic, len(b), img.NumImages(), c.fn, c.arg, f)
 	}
 	if err == nil {
 		err = sh.node.since(before)

@@ -1,9 +1,12 @@
-package coarray_test
+// Package coarraytest holds the coarray face's conformance checks: the
+// matrix of every collective on every element type (Matrix) and the bad
+// input cases (BadInput), run by the package's in-process tests and under
+// mpirun by coarray/mpitest. Every image of a job calls them alike.
+package coarraytest
 
 import (
 	"fmt"
 	"reflect"
-	"testing"
 
 	"github.com/gocoll/gocoll/coarray"
 	"github.com/gocoll/gocoll/reducefn"
@@ -230,7 +233,8 @@ var cases = []tcase{
 		}},
 }
 
-func ops() []coarray.Operator {
+// Operators are the operators Matrix needs, to give Init.
+func Operators() []coarray.Operator {
 	var o []coarray.Operator
 	for _, c := range cases {
 		o = append(o, c.op)
@@ -286,12 +290,4 @@ func Matrix(img *coarray.Image) error {
 		}
 		return matrix(in)
 	})
-}
-
-func TestMatrix(t *testing.T) {
-	for _, unchecked := range []bool{false, true} {
-		t.Run(fmt.Sprint("unchecked=", unchecked), func(t *testing.T) {
-			forLayouts(t, coarray.Options{Operators: ops(), Unchecked: unchecked}, Matrix)
-		})
-	}
 }

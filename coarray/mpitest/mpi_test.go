@@ -1,0 +1,34 @@
+package mpitest
+
+// The only file that calls the MPI binding (Init, Finalize, World) and makes
+// the conduit.
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/gocoll/gocoll/coll"
+	"github.com/gocoll/gocoll/mpiconduit"
+)
+
+func TestMain(m *testing.M) {
+	if _, err := mpiconduit.Init(mpiconduit.ThreadMultiple); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL: MPI init:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := mpiconduit.Finalize(); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL: MPI finalize:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// newConduit is a conduit on a duplicate of MPI_COMM_WORLD, and the rank
+// and size of the job.
+func newConduit() (coll.Conduit, int, int, error) {
+	w := mpiconduit.World()
+	c, err := mpiconduit.NewConduit(w)
+	return c, w.Rank(), w.Size(), err
+}
