@@ -38,7 +38,7 @@ func (img *Image) MaxBytes(b []byte, k Kind, charLen, resultImage int) error {
 }
 
 // ReduceBytes is CO_REDUCE of b, elements of elemSize bytes, with the
-// operator op and its argument arg (passed to a BytesOperator's function).
+// operator op and its argument arg (passed to an ElementwiseOperator's function).
 func (img *Image) ReduceBytes(b []byte, elemSize int, op Op, arg, resultImage int) error {
 	c := call{op: opReduce, elem: elemSize, image: resultImage, arg: arg}
 	c.fn, c.err = img.opIndex(op, nil)

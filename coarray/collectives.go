@@ -98,7 +98,7 @@ func coMinMax[T Ordered](img *Image, a []T, op int, o options) error {
 }
 
 // CoReduce is CO_REDUCE(A, OPERATION [, RESULT_IMAGE]) with the operator op
-// (Options.Operators[op], made by OperatorOf[T] or BytesOperator): the
+// (Options.Operators[op], made by OperatorOf[T] or ElementwiseOperator): the
 // element-wise reduction of A over the team. T is as for CoBroadcast.
 func CoReduce[T any](img *Image, a []T, op Op, opts ...Option) error {
 	o := optionsOf(opts)

@@ -27,7 +27,7 @@
 // types Go does not name, such as the gfortran runtime's.
 //
 // CO_REDUCE's operators are registered at Init (Options.Operators, made by
-// OperatorOf or BytesOperator), because gocoll's function table is fixed at
+// OperatorOf or ElementwiseOperator), because gocoll's function table is fixed at
 // coll.Init; CoReduce names one by its position (Op).
 //
 // # Errors

@@ -65,8 +65,6 @@ func (k Kind) Size() int {
 }
 
 func (k Kind) char() bool    { return k == Char || k == Char4 }
-func (k Kind) ordered() bool { return k >= Int8 && k <= Float64 || k.char() }
-func (k Kind) number() bool  { return k >= Int8 && k <= Complex128 }
 
 // The operations, as they appear in the checked mode's agreement.
 const (

@@ -15,7 +15,7 @@ import (
 type Operator struct {
 	fn    reducefn.Func
 	flags reducefn.Flags
-	typ   reflect.Type // the element type of OperatorOf; nil for BytesOperator
+	typ   reflect.Type // the element type of OperatorOf; nil for ElementwiseOperator
 }
 
 // Op names one of Options.Operators by its position.
@@ -55,13 +55,12 @@ func OperatorOf[T any](fn func(a, b T) T, flags reducefn.Flags) Operator {
 	return Operator{fn: lanes(combine), flags: flags &^ reducefn.AMSafe, typ: typ}
 }
 
-// BytesOperator makes an operator of a function in reducefn's shape, on
-// the bytes of the whole array (an element of the reduction is the array):
-// for programs whose element types Go does not name, such as the gfortran
-// runtime's. flags are e's (AMSafe is dropped: the operator may be a foreign
-// function).
-func BytesOperator(e reducefn.Entry) Operator {
-	return Operator{fn: e.Fn, flags: e.Flags &^ reducefn.AMSafe}
+// ElementwiseOperator makes an operator of combine, which sets dst to
+// a op b for one element of the reduction (the whole array, as bytes; dst
+// may be a itself); arg is the collective's (see ReduceBytes). It serves
+// element types Go does not name, such as the gfortran runtime's.
+func ElementwiseOperator(combine func(dst, a, b []byte, arg int), flags reducefn.Flags) Operator {
+	return Operator{fn: lanes(combine), flags: flags &^ reducefn.AMSafe}
 }
 
 // entry is the operator's function-table entry on a node: failures (a

@@ -101,27 +101,56 @@ func (t *Team) checkIndex(newIndex int) error {
 // TEAM synchronize the images of the team, as the standard's image control
 // statements do. fn's error comes back, joined with END TEAM's if any.
 func (img *Image) ChangeTeam(team *Team, fn func(in *Image) error) error {
-	if err := img.usable(); err != nil {
+	in, err := img.BeginTeam(team)
+	if err != nil {
 		return err
+	}
+	defer func() {
+		if in.state != ended { // fn panicked: the construct is over all the same
+			in.state, img.state = ended, running
+		}
+	}()
+	err = fn(in)
+	return errors.Join(err, in.EndTeam())
+}
+
+// BeginTeam and EndTeam are ChangeTeam's two statements, CHANGE TEAM and
+// END TEAM, for callers whose construct body is not a Go function (the
+// gfortran runtime, where it is Fortran code between two calls). Between
+// them the returned Image is the image in team, and img is not usable.
+func (img *Image) BeginTeam(team *Team) (*Image, error) {
+	if err := img.usable(); err != nil {
+		return nil, err
 	}
 	switch {
 	case team == nil || team.owner != img.sh || !team.t.Contains(img.sh.im.ImageNum()):
-		return fmt.Errorf("%w: not a team value of this image", ErrTeam)
+		return nil, fmt.Errorf("%w: not a team value of this image", ErrTeam)
 	case team.parent != img.team:
-		return fmt.Errorf("%w: formed on team %d, the current team is %d", ErrTeam, team.parent.Number(), img.team.number)
+		return nil, fmt.Errorf("%w: formed on team %d, the current team is %d", ErrTeam, team.parent.Number(), img.team.number)
 	}
 	if err := img.sh.im.Barrier(team.t); err != nil {
-		return collErr(err)
+		return nil, collErr(err)
 	}
-	in := &Image{sh: img.sh, team: team, outer: img}
 	img.state = suspended
-	defer func() {
-		in.state = ended
-		img.state = running
-	}()
-	err := fn(in)
-	return errors.Join(err, collErr(img.sh.im.Barrier(team.t)))
+	return &Image{sh: img.sh, team: team, outer: img}, nil
 }
+
+// EndTeam is END TEAM: it synchronizes the team's images and returns to the
+// enclosing team, whose Image (the one BeginTeam was called on) it returns
+// to use again; in is not usable after it.
+func (in *Image) EndTeam() error {
+	if err := in.usable(); err != nil {
+		return err
+	}
+	if in.outer == nil {
+		return fmt.Errorf("%w: END TEAM in the initial team", ErrTeam)
+	}
+	in.state, in.outer.state = ended, running
+	return collErr(in.sh.im.Barrier(in.team.t))
+}
+
+// Outer is the Image of the enclosing team (nil in the initial team).
+func (in *Image) Outer() *Image { return in.outer }
 
 // Levels of GetTeam.
 const (
