@@ -133,12 +133,14 @@ func (img *Image) reduce(b []byte, c *call) error {
 	return img.runReduce(b, c)
 }
 
-// mySyncMax is the largest array reduced with OUT_MYSYNC. Over MPI,
-// coll's ReduceAll of elements above 8 KiB (measured at 8.8 to 32 KB, np
-// 2, OUT_MYSYNC, one image per node) may return before the node's source
-// has been read: a source overwritten right after the call then corrupts
-// the other node's result (a few calls in 50). OUT_ALLSYNC does not, so
-// larger reductions take it; its barrier is small beside such transfers.
+// mySyncMax is the largest array reduced onto every image with
+// OUT_MYSYNC. coll's reductions with OUT_MYSYNC may return before the
+// node's source has been read (seen over MPI): a source overwritten or
+// freed right after the call then corrupts another image's result. It
+// happens with Reduce (RESULT_IMAGE) at every size, and with ReduceAll of
+// elements above 8 KiB (8.8 to 32 KB measured, a few calls in 50); with
+// OUT_ALLSYNC it does not. So those take OUT_ALLSYNC (a barrier's cost),
+// until coll is fixed.
 const mySyncMax = 8 << 10
 
 // runReduce is the engine's reduction of b with c.fn and c.arg, onto
@@ -154,7 +156,7 @@ func (img *Image) runReduce(b []byte, c *call) error {
 	dst := sh.scratch[:len(b)]
 	before := sh.node.failures.Load()
 	f := flags
-	if len(b) > mySyncMax {
+	if c.image != 0 || len(b) > mySyncMax {
 		f = f&^gsync.OutMySync | gsync.OutAllSync
 	}
 	var err error

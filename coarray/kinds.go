@@ -64,7 +64,7 @@ func (k Kind) Size() int {
 	return 0
 }
 
-func (k Kind) char() bool    { return k == Char || k == Char4 }
+func (k Kind) char() bool { return k == Char || k == Char4 }
 
 // The operations, as they appear in the checked mode's agreement.
 const (

@@ -60,7 +60,10 @@ func numVal[T reducefn.Number](i, j int) T {
 // resultImage (0: all): want is the result.
 func expectAt[T any](img *coarray.Image, what string, a, want []T, resultImage int) error {
 	if resultImage != 0 && resultImage != img.ThisImage() {
-		return nil // undefined elsewhere
+		// Undefined here: scribble over it at once, so that a collective
+		// still reading it after returning spoils the result image's.
+		clear(a)
+		return nil
 	}
 	if !reflect.DeepEqual(a, want) {
 		return fmt.Errorf("%s on image %d of %d: got %v, want %v", what, img.ThisImage(), img.NumImages(), a, want)

@@ -317,4 +317,3 @@ func mem(p unsafe.Pointer, n C.size_t) []byte {
 }
 
 func ptr(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b)) }
-
