@@ -1,12 +1,51 @@
 // Command gfortran is gocoll's coarray runtime for gfortran: built with
 // -buildmode=c-shared into libcaf_gocoll.so, it implements the
 // _gfortran_caf_* functions of gfortran's -fcoarray=lib ABI (GCC 12) that
-// collective programs use, over the coarray package. The C shim (caf.c)
-// reads gfortran's array descriptors, packs non-contiguous sections, and
-// calls the Go functions below; kernels.c holds the arithmetic of kinds Go
-// lacks and the calls of Fortran CO_REDUCE operators.
+// collective programs use, over package coarray. The C shim (caf.c) reads
+// gfortran's array descriptors, packs non-contiguous sections, and calls the
+// Go functions below; kernels.c holds the arithmetic of the kinds Go lacks
+// and the calls of Fortran CO_REDUCE operators. scripts/coarray.sh builds it
+// and runs a program on it.
 //
-// See scripts/coarray.sh to build it and run a Fortran program on it.
+// # What works
+//
+//   - init/finalize (MPI and gocoll under them), THIS_IMAGE, NUM_IMAGES, SYNC
+//     ALL, SYNC MEMORY, STOP, ERROR STOP (MPI_Abort: every image ends).
+//   - CO_BROADCAST, CO_SUM, CO_MIN, CO_MAX, CO_REDUCE with RESULT_IMAGE,
+//     STAT and ERRMSG on scalars and arrays of any rank and section (a
+//     non-contiguous one is packed into one buffer: still one collective);
+//     integer(1..16), real(4, 8, 16), complex(4, 8, 16), logical; character of
+//     any length, kinds 1 and 4 (compared as code points); derived types
+//     (CO_BROADCAST of any, CO_REDUCE of those over 16 bytes).
+//   - FORM TEAM, CHANGE TEAM, END TEAM, SYNC TEAM (of the current team),
+//     TEAM_NUMBER, and THIS_IMAGE/NUM_IMAGES inside a team.
+//   - Coarray registration (ALLOCATE/DEALLOCATE synchronize): a program
+//     declaring coarrays links and uses its own image's part.
+//   - The checked mode (GOCOLL_CAF_CHECK=0 turns it off) of package coarray:
+//     arguments that differ between images give STAT 2 everywhere.
+//
+// # What does not
+//
+// Coindexed access (x[i]), LOCK/UNLOCK, EVENT, atomics, SYNC IMAGES,
+// FAIL IMAGE and RANDOM_INIT link, and at run time set STAT 10 where the
+// statement has STAT=, else stop the job with a "not supported" message.
+// STOP on one image while the others still call collectives is not detected
+// (STAT_STOPPED_IMAGE is never reported): they wait for it.
+//
+// # gfortran 12's own limits, met on the way
+//
+//   - It passes ERRMSG= of a collective by value, so the message cannot
+//     reach the variable: STAT is set, ERRMSG stays as it was (caf.c,
+//     misplaced). SYNC ALL's ERRMSG works.
+//   - real(10) and real(16) both reach the runtime as 16-byte reals: kind 16
+//     (binary128) is assumed; GOCOLL_CAF_REAL10=1 makes them x87 extended.
+//   - A CO_REDUCE function of a derived type of 16 bytes or less returns its
+//     value in registers chosen by the component types, which the
+//     descriptor does not carry: STAT 10 (such a type cannot be called).
+//   - It parses neither NEW_INDEX= nor STAT= on FORM TEAM, CHANGE TEAM and
+//     END TEAM, nor GET_TEAM with a level; the Go package has all of them.
+//   - A section of a component (p(:)%a) reaches the runtime described as the
+//     whole derived type: CO_BROADCAST of it moves the whole elements.
 package main
 
 /*

@@ -32,3 +32,12 @@ func newConduit() (coll.Conduit, int, int, error) {
 	c, err := mpiconduit.NewConduit(w)
 	return c, w.Rank(), w.Size(), err
 }
+
+// allreduce is MPI_Allreduce (MPI_SUM) of a in place on MPI_COMM_WORLD:
+// the baseline of the benchmark.
+func allreduce(a []float64) error {
+	return mpiconduit.Allreduce(mpiconduit.World(), a, a, mpiconduit.OpSum)
+}
+
+// wtime is MPI_Wtime.
+func wtime() float64 { return mpiconduit.Wtime() }
