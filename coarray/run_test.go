@@ -46,7 +46,7 @@ func runImages(perNode []int, delay time.Duration, opts coarray.Options, fn func
 	select {
 	case <-done:
 		return errors.Join(errs...)
-	case <-time.After(20 * time.Second):
+	case <-time.After(3 * time.Minute):
 		return errors.New("timed out: a collective hangs")
 	}
 }
