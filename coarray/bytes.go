@@ -23,18 +23,18 @@ func (img *Image) BroadcastBytes(b []byte, elemSize, sourceImage int) error {
 
 // SumBytes is CO_SUM of b, an array of k.
 func (img *Image) SumBytes(b []byte, k Kind, resultImage int) error {
-	return img.builtin(b, opSum, k, 0, resultImage)
+	return img.reduceBuiltin(b, opSum, k, 0, resultImage)
 }
 
 // MinBytes is CO_MIN of b, an array of k; for Char and Char4, charLen is the
 // character length (characters per value), else ignored.
 func (img *Image) MinBytes(b []byte, k Kind, charLen, resultImage int) error {
-	return img.builtin(b, opMin, k, charLen, resultImage)
+	return img.reduceBuiltin(b, opMin, k, charLen, resultImage)
 }
 
 // MaxBytes is CO_MAX of b, as MinBytes.
 func (img *Image) MaxBytes(b []byte, k Kind, charLen, resultImage int) error {
-	return img.builtin(b, opMax, k, charLen, resultImage)
+	return img.reduceBuiltin(b, opMax, k, charLen, resultImage)
 }
 
 // ReduceBytes is CO_REDUCE of b, elements of elemSize bytes, with the
@@ -46,10 +46,10 @@ func (img *Image) ReduceBytes(b []byte, elemSize int, op Op, arg, resultImage in
 	return img.reduce(b, &c)
 }
 
-func (img *Image) builtin(b []byte, op int, k Kind, charLen, resultImage int) error {
+func (img *Image) reduceBuiltin(b []byte, op int, k Kind, charLen, resultImage int) error {
 	c := call{op: op, elem: k.Size(), image: resultImage}
 	if k < numKinds {
-		c.fn = builtinTable().index[op][k]
+		c.fn = builtin.index[op][k]
 	}
 	switch {
 	case k >= numKinds || c.fn < 0:

@@ -52,7 +52,7 @@ func (img *Image) agree(c *call, needWidth bool) (int, error) {
 	mine := v[:agreeLanes]
 	all := v[agreeLanes:]
 	err := img.sh.im.ReduceAll(img.team.t, bytesOf(all), bytesOf(mine), coll.Cyclic,
-		8*agreeLanes, img.NumImages(), builtinTable().agree, 0, flags)
+		8*agreeLanes, img.NumImages(), builtin.agree, 0, flags)
 	if err != nil {
 		return 0, collErr(err)
 	}

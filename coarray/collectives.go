@@ -91,10 +91,10 @@ func CoMax[T Ordered](img *Image, a []T, opts ...Option) error {
 
 func coMinMax[T Ordered](img *Image, a []T, op int, o options) error {
 	if isString[T]() {
-		fn := builtinTable().index[op][Char]
+		fn := builtin.index[op][Char]
 		return img.reduceStrings(strs(a), op, fn, o)
 	}
-	return img.builtin(bytesOf(a), op, kindOf[T](), 0, o.resultImage)
+	return img.reduceBuiltin(bytesOf(a), op, kindOf[T](), 0, o.resultImage)
 }
 
 // CoReduce is CO_REDUCE(A, OPERATION [, RESULT_IMAGE]) with the operator op

@@ -108,7 +108,7 @@ func (ns *nodeState) since(n uint64) error {
 // image per node).
 func Init(c coll.Conduit, table *images.Table, myImage int, opts Options) (*Image, error) {
 	ns := nodeOf(c, !opts.Unchecked)
-	fns := append([]reducefn.Entry(nil), builtinTable().entries...)
+	fns := append([]reducefn.Entry(nil), builtin.entries...)
 	nb := len(fns)
 	for _, op := range opts.Operators {
 		fns = append(fns, op.entry(ns))
@@ -121,7 +121,6 @@ func Init(c coll.Conduit, table *images.Table, myImage int, opts Options) (*Imag
 	return &Image{sh: sh, team: &Team{t: im.TeamAll(), number: -1, owner: sh}}, nil
 }
 
-func builtinTable() *builtins { return table }
 
 // Coll is the image's handle on gocoll's collectives, for programs that use
 // both faces. Its function table starts with the coarray face's entries.

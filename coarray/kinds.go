@@ -85,7 +85,7 @@ type builtins struct {
 	agree   int                      // fn of the checked mode's agreement
 }
 
-var table = makeBuiltins()
+var builtin = makeBuiltins()
 
 func makeBuiltins() *builtins {
 	b := &builtins{}

@@ -65,12 +65,12 @@ func (img *Image) FormTeam(teamNumber, newIndex int) (*Team, error) {
 		return nil, collErr(err)
 	}
 	team := &Team{t: t, number: teamNumber, parent: img.team, owner: img.sh}
-	if newIndex != 0 {
-		// Sorting by NEW_INDEX gives every image rank index-1 exactly when
-		// the indices are 1..n, each once; one maximum tells every member.
-		if err := team.checkIndex(newIndex); err != nil {
-			return nil, errors.Join(err, team.Free())
-		}
+	// Sorting by NEW_INDEX gives every image rank index-1 exactly when the
+	// indices are 1..n, each once; one maximum tells every member. Every
+	// member takes part, with NEW_INDEX or without (then it agrees), so that
+	// a team where some images gave one does not hang.
+	if err := team.checkIndex(newIndex); err != nil {
+		return nil, errors.Join(err, team.Free())
 	}
 	return team, nil
 }
@@ -79,12 +79,12 @@ func (img *Image) FormTeam(teamNumber, newIndex int) (*Team, error) {
 // is its index.
 func (t *Team) checkIndex(newIndex int) error {
 	bad := []int64{0}
-	if t.t.Rank(t.owner.im.ImageNum())+1 != newIndex {
+	if newIndex != 0 && t.t.Rank(t.owner.im.ImageNum())+1 != newIndex {
 		bad[0] = 1
 	}
 	all := []int64{0}
 	if err := t.owner.im.ReduceAll(t.t, bytesOf(all), bytesOf(bad), coll.Cyclic, 8, t.t.Size(),
-		builtinTable().agree, 0, flags); err != nil {
+		builtin.agree, 0, flags); err != nil {
 		return collErr(err)
 	}
 	if all[0] != 0 {

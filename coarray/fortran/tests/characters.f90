@@ -3,6 +3,7 @@
 ! 2.10.1 aborts the job on character CO_MIN/CO_MAX even then).
 program characters
   implicit none
+  character(*), parameter :: test = 'characters'
   integer, parameter :: ucs4 = selected_char_kind('ISO_10646')
   integer :: me, np, i, st, ri
   character(len=5) :: s, a(3), e(3)
@@ -73,17 +74,6 @@ contains
     end do
   end function
 
-  logical function mine(ri)
-    integer, intent(in) :: ri
-    mine = ri == 0 .or. ri == this_image()
-  end function
 
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(*), intent(in) :: what
-    if (.not. ok) then
-      print '(a,a,a,i0,a,i0)', 'FAIL characters: ', what, ' on image ', this_image(), ' of ', num_images()
-      error stop 1
-    end if
-  end subroutine
+  include 'check.inc'
 end program

@@ -32,6 +32,7 @@ end module
 program derived
   use types
   implicit none
+  character(*), parameter :: test = 'derived'
   integer :: me, np, i, j, st, ri
   type(particle) :: ps(5), one
   type(pair) :: pr
@@ -90,12 +91,5 @@ contains
     same = p%id == q%id .and. all(p%x == q%x) .and. p%tag == q%tag
   end function
 
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(*), intent(in) :: what
-    if (.not. ok) then
-      print '(a,a,a,i0,a,i0)', 'FAIL derived: ', what, ' on image ', this_image(), ' of ', num_images()
-      error stop 1
-    end if
-  end subroutine
+  include 'check.inc'
 end program

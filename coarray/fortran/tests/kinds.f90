@@ -3,6 +3,7 @@
 ! against values every image computes locally.
 program kinds
   implicit none
+  character(*), parameter :: test = 'kinds'
   integer, parameter :: n = 7
   integer :: me, np, i, j, ri
   integer(1) :: i1(n), e1(n)
@@ -139,18 +140,6 @@ contains
     maxv = maxval([(v(k, j), k = 1, num_images())])
   end function
 
-  ! mine: the result is defined on this image.
-  logical function mine(ri)
-    integer, intent(in) :: ri
-    mine = ri == 0 .or. ri == this_image()
-  end function
 
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(*), intent(in) :: what
-    if (.not. ok) then
-      print '(a,a,a,i0,a,i0)', 'FAIL kinds: ', what, ' on image ', this_image(), ' of ', num_images()
-      error stop 1
-    end if
-  end subroutine
+  include 'check.inc'
 end program

@@ -45,6 +45,7 @@ end module
 program reduce
   use ops
   implicit none
+  character(*), parameter :: test = 'reduce'
   integer :: me, np, ri, st, j
   integer(1) :: i1(4)
   integer(2) :: i2
@@ -100,17 +101,6 @@ contains
     tri = n * (n + 1) / 2
   end function
 
-  logical function mine(ri)
-    integer, intent(in) :: ri
-    mine = ri == 0 .or. ri == this_image()
-  end function
 
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(*), intent(in) :: what
-    if (.not. ok) then
-      print '(a,a,a,i0,a,i0)', 'FAIL reduce: ', what, ' on image ', this_image(), ' of ', num_images()
-      error stop 1
-    end if
-  end subroutine
+  include 'check.inc'
 end program
