@@ -46,7 +46,7 @@ if [ "$only" != opencoarrays ]; then
 fi
 if [ "$only" != gocoll ]; then
 	echo "== OpenCoarrays: caf ${GOCOLL_FFLAGS:--O2} $src"
-	if caf ${GOCOLL_FFLAGS:--O2} "$src" -o "$out/$name.opencoarrays"; then
+	if caf ${GOCOLL_FFLAGS:--O2} -J "$out" "$src" -o "$out/$name.opencoarrays"; then
 		echo "== OpenCoarrays: $(cafrun_cmd "$np") $out/$name.opencoarrays $*"
 		$(cafrun_cmd "$np") "$out/$name.opencoarrays" "$@" 2>&1 | grep -v '^\[warn\] Epoll'
 		echo "== OpenCoarrays: exit ${PIPESTATUS[0]}"

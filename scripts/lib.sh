@@ -59,7 +59,8 @@ build_caf() {
 caf_gocoll() {
 	local dir
 	dir=$(cd "$1" && pwd)
-	gfortran ${GOCOLL_FFLAGS:--O2} -fcoarray=lib "$2" -o "$3" -L"$dir" -lcaf_gocoll -Wl,-rpath,"$dir"
+	# -J: module files go beside the binary, not into the work tree
+	gfortran ${GOCOLL_FFLAGS:--O2} -fcoarray=lib -J "$(dirname "$3")" "$2" -o "$3" -L"$dir" -lcaf_gocoll -Wl,-rpath,"$dir"
 }
 
 # cafrun_cmd NP prints OpenCoarrays' launcher command for NP images, with
