@@ -121,7 +121,6 @@ func Init(c coll.Conduit, table *images.Table, myImage int, opts Options) (*Imag
 	return &Image{sh: sh, team: &Team{t: im.TeamAll(), number: -1, owner: sh}}, nil
 }
 
-
 // Coll is the image's handle on gocoll's collectives, for programs that use
 // both faces. Its function table starts with the coarray face's entries.
 func (img *Image) Coll() *coll.Image { return img.sh.im }
