@@ -2,13 +2,16 @@
 # Runs every test of gocoll: formatting, vet, staticcheck, `go test -race ./...`
 # (MPI packages run as singletons there, the collective engine on the
 # in-process conduit), then each MPI test binary under real mpirun at several
-# rank counts. Installs Open MPI when missing. Ends with "N passed, N failed"
+# rank counts, and the Fortran coarray test programs on gocoll's gfortran
+# runtime at np 1..4. Installs Open MPI, gfortran and OpenCoarrays when
+# missing. Ends with "N passed, N failed"
 # and exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 ensure_go || exit 1
 ensure_mpi || exit 1
+ensure_fortran || exit 1
 
 NPS=${GOCOLL_NPS:-"1 2 3 4 8"}
 STATICCHECK_VERSION=v0.8.2
@@ -65,6 +68,29 @@ for pkg in $mpipkgs; do
 	[ -x "$bin" ] || continue
 	for np in $NPS; do
 		step "mpirun -np $np $name" timeout 600 $(mpirun_cmd "$np") "$bin" -test.timeout 8m
+	done
+done
+
+# fortran_run NP BIN NAME: a Fortran test passes when it exits 0 and image
+# 1 printed "PASS NAME".
+fortran_run() {
+	local log
+	log=$(timeout 300 $(mpirun_cmd "$1") "$2" 2>&1)
+	local rc=$?
+	echo "$log"
+	[ $rc -eq 0 ] && grep -qx "PASS $3" <<<"$log"
+}
+
+# The Fortran coarray tests, built with gfortran against gocoll's runtime.
+caf_out=$out/coarray
+step "build coarray/gfortran runtime" build_caf "$caf_out"
+for src in coarray/fortran/tests/*.f90; do
+	name=$(basename "$src" .f90)
+	step "gfortran $name" caf_gocoll "$caf_out" "$src" "$caf_out/$name"
+	[ -x "$caf_out/$name" ] || continue
+	for np in $NPS; do
+		[ "$np" -le 4 ] || continue
+		step "mpirun -np $np fortran/$name" fortran_run "$np" "$caf_out/$name" "$name"
 	done
 done
 

@@ -1,0 +1,426 @@
+// The _gfortran_caf_* entry points of gfortran's -fcoarray=lib ABI (GCC 12):
+// descriptors in, STAT and ERRMSG out; the work is done in Go (runtime.go).
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "_cgo_export.h"
+#include "caf.h"
+
+#define STAT_NOT_SUPPORTED 10 // coarray.StatNotSupported
+
+typedef void *caf_token_t;
+typedef void *caf_team_t;
+
+// done reports a call's outcome: STAT and ERRMSG when the program asked for
+// them, else an error terminates every image, as the standard says of an
+// error without STAT=.
+static void done(int st, const char *m, const char *what, int *stat, char *errmsg, size_t errmsg_len) {
+	if (stat) *stat = st;
+	if (st == 0) return;
+	if (stat) {
+		if (errmsg && errmsg_len > 0) {
+			size_t n = strlen(m);
+			if (n > errmsg_len) n = errmsg_len;
+			memcpy(errmsg, m, n);
+			memset(errmsg + n, ' ', errmsg_len - n); // Fortran assignment pads
+		}
+		return;
+	}
+	fprintf(stderr, "ERROR STOP: %s: %s (STAT %d)\n", what, m, st);
+	fflush(stderr);
+	gocaf_abort(st);
+}
+
+static void unsupported(const char *what, int *stat) {
+	char m[200];
+	snprintf(m, sizeof m, "not supported by gocoll's coarray runtime: %s", what);
+	done(STAT_NOT_SUPPORTED, m, what, stat, NULL, 0);
+}
+
+// Arrays. An element of a descriptor is at base + sum(i_k * stride_k) *
+// span bytes (span is the element size except in sections of components).
+
+static size_t nelems(const gfc_desc *d) {
+	size_t n = 1;
+	for (int k = 0; k < d->dtype.rank; k++) {
+		ptrdiff_t e = d->dim[k].ubound - d->dim[k].lbound + 1;
+		n *= e > 0 ? (size_t)e : 0;
+	}
+	return n;
+}
+
+static size_t span(const gfc_desc *d) { return d->span > 0 ? (size_t)d->span : d->dtype.elem_len; }
+
+static bool contiguous(const gfc_desc *d) {
+	if (span(d) != d->dtype.elem_len) return false;
+	ptrdiff_t want = 1;
+	for (int k = 0; k < d->dtype.rank; k++) {
+		ptrdiff_t e = d->dim[k].ubound - d->dim[k].lbound + 1;
+		if (e > 1 && d->dim[k].stride != want) return false;
+		want *= e > 0 ? e : 0;
+	}
+	return true;
+}
+
+// walk copies the elements of d to buf (pack) or back (unpack), in array
+// element order.
+static void walk(const gfc_desc *d, char *buf, bool pack) {
+	int r = d->dtype.rank;
+	size_t len = d->dtype.elem_len, sp = span(d), n = nelems(d);
+	ptrdiff_t idx[GFC_MAX_DIMENSIONS] = {0};
+	char *base = d->base_addr;
+	for (size_t i = 0; i < n; i++) {
+		ptrdiff_t off = 0;
+		for (int k = 0; k < r; k++) off += idx[k] * d->dim[k].stride;
+		char *e = base + off * (ptrdiff_t)sp;
+		if (pack) memcpy(buf + i * len, e, len);
+		else memcpy(e, buf + i * len, len);
+		for (int k = 0; k < r; k++) {
+			if (++idx[k] <= d->dim[k].ubound - d->dim[k].lbound) break;
+			idx[k] = 0;
+		}
+	}
+}
+
+// data is the array's elements, contiguous: its own memory or a packed copy
+// (*copied), of *nbytes bytes.
+static char *data(gfc_desc *d, size_t *nbytes, bool *copied) {
+	*nbytes = nelems(d) * d->dtype.elem_len;
+	*copied = d->dtype.rank > 0 && !contiguous(d);
+	if (!*copied) return d->base_addr;
+	char *buf = malloc(*nbytes ? *nbytes : 1);
+	walk(d, buf, true);
+	return buf;
+}
+
+static void restore(gfc_desc *d, char *buf, bool copied) {
+	if (!copied) return;
+	walk(d, buf, false);
+	free(buf);
+}
+
+// Start and end.
+
+void _gfortran_caf_init(int *argc, char ***argv) {
+	(void)argc, (void)argv;
+	if (gocaf_init() != 0) exit(1);
+}
+
+void _gfortran_caf_finalize(void) { gocaf_finalize(); }
+
+int _gfortran_caf_this_image(int distance) {
+	(void)distance;
+	return gocaf_this_image();
+}
+
+int _gfortran_caf_num_images(int distance, int failed) {
+	(void)distance;
+	return failed > 0 ? 0 : gocaf_num_images(); // no image ever fails here
+}
+
+void _gfortran_caf_sync_all(int *stat, char *errmsg, size_t errmsg_len) {
+	char m[256];
+	done(gocaf_sync_all(m, sizeof m), m, "SYNC ALL", stat, errmsg, errmsg_len);
+}
+
+void _gfortran_caf_sync_memory(int *stat, char *errmsg, size_t errmsg_len) {
+	(void)errmsg, (void)errmsg_len;
+	__sync_synchronize();
+	if (stat) *stat = 0;
+}
+
+void _gfortran_caf_sync_images(int count, int images[], int *stat, char *errmsg, size_t errmsg_len) {
+	(void)count, (void)images, (void)errmsg, (void)errmsg_len;
+	unsupported("SYNC IMAGES", stat);
+}
+
+// STOP ends this image normally once every image got there (finalize
+// synchronizes); ERROR STOP ends the job at once.
+
+void _gfortran_caf_stop_numeric(int code, bool quiet) {
+	if (!quiet) fprintf(stderr, "STOP %d\n", code);
+	gocaf_finalize();
+	exit(code);
+}
+
+void _gfortran_caf_stop_str(const char *s, size_t len, bool quiet) {
+	if (!quiet) fprintf(stderr, "STOP %.*s\n", (int)len, s);
+	gocaf_finalize();
+	exit(0);
+}
+
+void _gfortran_caf_error_stop_str(const char *s, size_t len, bool quiet) {
+	if (!quiet) fprintf(stderr, "ERROR STOP %.*s\n", (int)len, s);
+	fflush(stderr);
+	gocaf_abort(1);
+	exit(1);
+}
+
+void _gfortran_caf_error_stop(int code, bool quiet) {
+	if (!quiet) fprintf(stderr, "ERROR STOP %d\n", code);
+	fflush(stderr);
+	gocaf_abort(code);
+	exit(code);
+}
+
+void _gfortran_caf_fail_image(void) {
+	fprintf(stderr, "FAIL IMAGE: not supported by gocoll's coarray runtime; ending the job\n");
+	gocaf_abort(1);
+	exit(1);
+}
+
+// The collectives.
+//
+// gfortran 12 passes a character variable given as ERRMSG= to a collective
+// by value (a copy on the stack) rather than its address: the next integer
+// argument then arrives in errmsg's place, and the message cannot reach the
+// variable. No valid address is below 64 KiB (Linux's mmap_min_addr), so a
+// smaller errmsg is that shifted argument: misplaced() recovers it and
+// drops ERRMSG (STAT is still set).
+static bool misplaced(char **errmsg, size_t *shifted) {
+	if (!*errmsg || (uintptr_t)*errmsg >= 65536) return false;
+	*shifted = (size_t)(uintptr_t)*errmsg;
+	*errmsg = NULL;
+	return true;
+}
+
+void _gfortran_caf_co_broadcast(gfc_desc *a, int source_image, int *stat, char *errmsg, size_t errmsg_len) {
+	misplaced(&errmsg, &errmsg_len);
+	size_t n;
+	bool copied;
+	char m[256], *buf = data(a, &n, &copied);
+	int st = gocaf_broadcast(buf, n, a->dtype.elem_len, source_image, m, sizeof m);
+	restore(a, buf, copied);
+	done(st, m, "CO_BROADCAST", stat, errmsg, errmsg_len);
+}
+
+static void reduce(gfc_desc *a, int what, size_t char_len, int result_image, int *stat, char *errmsg,
+		   size_t errmsg_len, const char *name) {
+	size_t n;
+	bool copied;
+	char m[256], *buf = data(a, &n, &copied);
+	int st = gocaf_reduce(buf, n, what, a->dtype.type, a->dtype.elem_len, char_len, result_image, m, sizeof m);
+	restore(a, buf, copied);
+	done(st, m, name, stat, errmsg, errmsg_len);
+}
+
+void _gfortran_caf_co_sum(gfc_desc *a, int result_image, int *stat, char *errmsg, size_t errmsg_len) {
+	misplaced(&errmsg, &errmsg_len);
+	reduce(a, 1, 0, result_image, stat, errmsg, errmsg_len, "CO_SUM");
+}
+
+void _gfortran_caf_co_min(gfc_desc *a, int result_image, int *stat, char *errmsg, int a_len, size_t errmsg_len) {
+	size_t len;
+	if (misplaced(&errmsg, &len)) a_len = (int)len;
+	reduce(a, 2, a_len, result_image, stat, errmsg, errmsg_len, "CO_MIN");
+}
+
+void _gfortran_caf_co_max(gfc_desc *a, int result_image, int *stat, char *errmsg, int a_len, size_t errmsg_len) {
+	size_t len;
+	if (misplaced(&errmsg, &len)) a_len = (int)len;
+	reduce(a, 3, a_len, result_image, stat, errmsg, errmsg_len, "CO_MAX");
+}
+
+void _gfortran_caf_co_reduce(gfc_desc *a, void *(*opr)(void *, void *), int opr_flags, int result_image, int *stat,
+			     char *errmsg, int a_len, size_t errmsg_len) {
+	size_t len;
+	if (misplaced(&errmsg, &len)) a_len = (int)len;
+	gocaf_cur.fn = (void *)opr;
+	gocaf_cur.flags = opr_flags;
+	reduce(a, 4, a_len, result_image, stat, errmsg, errmsg_len, "CO_REDUCE");
+}
+
+// Teams.
+
+void _gfortran_caf_form_team(int team_number, caf_team_t *team, int new_index) {
+	char m[256];
+	done(gocaf_form_team(team_number, new_index, (uintptr_t *)team, m, sizeof m), m, "FORM TEAM", NULL, NULL, 0);
+}
+
+void _gfortran_caf_change_team(caf_team_t *team, int coselector) {
+	(void)coselector;
+	char m[256];
+	done(gocaf_change_team((uintptr_t)*team, m, sizeof m), m, "CHANGE TEAM", NULL, NULL, 0);
+}
+
+void _gfortran_caf_end_team(caf_team_t *team) {
+	(void)team;
+	char m[256];
+	done(gocaf_end_team(m, sizeof m), m, "END TEAM", NULL, NULL, 0);
+}
+
+void _gfortran_caf_sync_team(caf_team_t *team, int unused) {
+	(void)unused;
+	char m[256];
+	done(gocaf_sync_team(team ? (uintptr_t)*team : 0, m, sizeof m), m, "SYNC TEAM", NULL, NULL, 0);
+}
+
+int _gfortran_caf_team_number(caf_team_t team) { return gocaf_team_number((uintptr_t)team); }
+
+caf_team_t _gfortran_caf_get_team(int32_t *level) { return (caf_team_t)gocaf_get_team(level ? *level : 2); }
+
+// Coarrays: registered in local memory so that programs declaring them link
+// and run; access to another image's coarray is not supported.
+
+typedef enum {
+	CAF_REGTYPE_COARRAY_STATIC,
+	CAF_REGTYPE_COARRAY_ALLOC,
+	CAF_REGTYPE_LOCK_STATIC,
+	CAF_REGTYPE_LOCK_ALLOC,
+	CAF_REGTYPE_CRITICAL,
+	CAF_REGTYPE_EVENT_STATIC,
+	CAF_REGTYPE_EVENT_ALLOC,
+	CAF_REGTYPE_COARRAY_ALLOC_REGISTER_ONLY,
+	CAF_REGTYPE_COARRAY_ALLOC_ALLOCATE_ONLY
+} caf_register_t;
+
+void _gfortran_caf_register(size_t size, caf_register_t type, caf_token_t *token, gfc_desc *desc, int *stat,
+			    char *errmsg, size_t errmsg_len) {
+	void *mem = NULL;
+	if (type != CAF_REGTYPE_COARRAY_ALLOC_REGISTER_ONLY) {
+		mem = calloc(1, size ? size : 1);
+		if (!mem) {
+			done(STAT_NOT_SUPPORTED, "out of memory", "ALLOCATE of a coarray", stat, errmsg, errmsg_len);
+			return;
+		}
+	}
+	*token = mem;
+	if (desc) desc->base_addr = mem;
+	if (stat) *stat = 0;
+	// ALLOCATE of a coarray synchronizes every image.
+	if (type == CAF_REGTYPE_COARRAY_ALLOC || type == CAF_REGTYPE_COARRAY_ALLOC_ALLOCATE_ONLY)
+		_gfortran_caf_sync_all(stat, errmsg, errmsg_len);
+}
+
+typedef enum { CAF_DEREGTYPE_COARRAY_DEREGISTER, CAF_DEREGTYPE_COARRAY_DEALLOCATE_ONLY } caf_deregister_t;
+
+void _gfortran_caf_deregister(caf_token_t *token, caf_deregister_t type, int *stat, char *errmsg, size_t errmsg_len) {
+	(void)type;
+	_gfortran_caf_sync_all(stat, errmsg, errmsg_len); // DEALLOCATE synchronizes too
+	free(*token);
+	*token = NULL;
+}
+
+// The rest of the ABI: links, and says at run time that it is not there.
+
+void _gfortran_caf_get(caf_token_t t, size_t o, int i, gfc_desc *s, void *v, gfc_desc *d, int dk, int sk, bool m,
+		       int *stat) {
+	(void)t, (void)o, (void)i, (void)s, (void)v, (void)d, (void)dk, (void)sk, (void)m;
+	unsupported("coindexed read (x[i])", stat);
+}
+
+void _gfortran_caf_send(caf_token_t t, size_t o, int i, gfc_desc *d, void *v, gfc_desc *s, int dk, int sk, bool m,
+			int *stat) {
+	(void)t, (void)o, (void)i, (void)s, (void)v, (void)d, (void)dk, (void)sk, (void)m;
+	unsupported("coindexed write (x[i] = ...)", stat);
+}
+
+void _gfortran_caf_sendget(caf_token_t a, size_t b, int c, gfc_desc *d, void *e, caf_token_t f, size_t g, int h,
+			   gfc_desc *i, void *j, int k, int l, bool m) {
+	(void)a, (void)b, (void)c, (void)d, (void)e, (void)f, (void)g, (void)h, (void)i, (void)j, (void)k, (void)l, (void)m;
+	unsupported("coindexed copy (x[i] = y[j])", NULL);
+}
+
+void _gfortran_caf_get_by_ref(caf_token_t t, int i, gfc_desc *d, void *r, int dk, int sk, bool m, bool re, int *stat,
+			      int st) {
+	(void)t, (void)i, (void)d, (void)r, (void)dk, (void)sk, (void)m, (void)re, (void)st;
+	unsupported("coindexed read (x[i]%c)", stat);
+}
+
+void _gfortran_caf_send_by_ref(caf_token_t t, int i, gfc_desc *s, void *r, int dk, int sk, bool m, bool re, int *stat,
+			       int dt) {
+	(void)t, (void)i, (void)s, (void)r, (void)dk, (void)sk, (void)m, (void)re, (void)dt;
+	unsupported("coindexed write (x[i]%c = ...)", stat);
+}
+
+void _gfortran_caf_sendget_by_ref(caf_token_t dt, int di, void *dr, caf_token_t st, int si, void *sr, int dk, int sk,
+				  bool m, int *dstat, int *sstat, int dty, int sty) {
+	(void)dt, (void)di, (void)dr, (void)st, (void)si, (void)sr, (void)dk, (void)sk, (void)m, (void)sstat, (void)dty,
+		(void)sty;
+	unsupported("coindexed copy (x[i]%c = y[j]%c)", dstat);
+}
+
+void _gfortran_caf_atomic_define(caf_token_t t, size_t o, int i, void *v, int *stat, int ty, int k) {
+	(void)t, (void)o, (void)i, (void)v, (void)ty, (void)k;
+	unsupported("ATOMIC_DEFINE", stat);
+}
+
+void _gfortran_caf_atomic_ref(caf_token_t t, size_t o, int i, void *v, int *stat, int ty, int k) {
+	(void)t, (void)o, (void)i, (void)v, (void)ty, (void)k;
+	unsupported("ATOMIC_REF", stat);
+}
+
+void _gfortran_caf_atomic_cas(caf_token_t t, size_t o, int i, void *old, void *cmp, void *nw, int *stat, int ty, int k) {
+	(void)t, (void)o, (void)i, (void)old, (void)cmp, (void)nw, (void)ty, (void)k;
+	unsupported("ATOMIC_CAS", stat);
+}
+
+void _gfortran_caf_atomic_op(int op, caf_token_t t, size_t o, int i, void *v, void *old, int *stat, int ty, int k) {
+	(void)op, (void)t, (void)o, (void)i, (void)v, (void)old, (void)ty, (void)k;
+	unsupported("atomic operations", stat);
+}
+
+void _gfortran_caf_lock(caf_token_t t, size_t i, int im, int *acq, int *stat, char *errmsg, size_t errmsg_len) {
+	(void)t, (void)i, (void)im, (void)acq, (void)errmsg, (void)errmsg_len;
+	unsupported("LOCK", stat);
+}
+
+void _gfortran_caf_unlock(caf_token_t t, size_t i, int im, int *stat, char *errmsg, size_t errmsg_len) {
+	(void)t, (void)i, (void)im, (void)errmsg, (void)errmsg_len;
+	unsupported("UNLOCK", stat);
+}
+
+void _gfortran_caf_event_post(caf_token_t t, size_t i, int im, int *stat, char *errmsg, size_t errmsg_len) {
+	(void)t, (void)i, (void)im, (void)errmsg, (void)errmsg_len;
+	unsupported("EVENT POST", stat);
+}
+
+void _gfortran_caf_event_wait(caf_token_t t, size_t i, int c, int *stat, char *errmsg, size_t errmsg_len) {
+	(void)t, (void)i, (void)c, (void)errmsg, (void)errmsg_len;
+	unsupported("EVENT WAIT", stat);
+}
+
+void _gfortran_caf_event_query(caf_token_t t, size_t i, int im, int *count, int *stat) {
+	(void)t, (void)i, (void)im, (void)count;
+	unsupported("EVENT_QUERY", stat);
+}
+
+// No image ever fails or stops early here: the lists are empty.
+static void empty(gfc_desc *d, int *kind) {
+	d->base_addr = malloc(1);
+	d->offset = (size_t)-1;
+	d->dtype.elem_len = kind ? (size_t)*kind : 4;
+	d->dtype.rank = 1;
+	d->dtype.type = BT_INTEGER;
+	d->span = d->dtype.elem_len;
+	d->dim[0].stride = 1;
+	d->dim[0].lbound = 1;
+	d->dim[0].ubound = 0;
+}
+
+void _gfortran_caf_failed_images(gfc_desc *d, caf_team_t *team, int *kind) {
+	(void)team;
+	empty(d, kind);
+}
+
+void _gfortran_caf_stopped_images(gfc_desc *d, caf_team_t *team, int *kind) {
+	(void)team;
+	empty(d, kind);
+}
+
+int _gfortran_caf_image_status(int image, caf_team_t *team) {
+	(void)image, (void)team;
+	return 0;
+}
+
+int _gfortran_caf_is_present(caf_token_t t, int i, void *refs) {
+	(void)t, (void)i, (void)refs;
+	unsupported("coindexed ALLOCATED/PRESENT", NULL);
+	return 0;
+}
+
+void _gfortran_caf_random_init(bool repeatable, bool image_distinct) {
+	(void)repeatable, (void)image_distinct;
+	unsupported("RANDOM_INIT", NULL);
+}

@@ -1,0 +1,162 @@
+package coarray
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/gocoll/gocoll/coll"
+	"github.com/gocoll/gocoll/images"
+	"github.com/gocoll/gocoll/reducefn"
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// flags of every collective: each image calls for itself (AllThreads) with
+// its own buffers (Local); a call returns once this image's data are
+// complete (OUT_MYSYNC), which is what a Fortran collective promises, and
+// data move only between images that entered (IN_MYSYNC): the collectives
+// are not image control statements, so no barrier is owed.
+const flags = gsync.InMySync | gsync.OutMySync | gsync.Local | gsync.AllThreads
+
+// Options configure Init. Every image passes the same Options.
+type Options struct {
+	// Operators are the CO_REDUCE operations the program uses, named in
+	// CoReduce by their position (Op(i) is Operators[i]).
+	Operators []Operator
+	// Unchecked turns off the checked mode. Checked (the default), every
+	// collective first agrees on its arguments across the team with one
+	// small reduction (kind, length, source or result image, operator,
+	// character length), so that arguments that differ between images, or
+	// bad on some images only, give an error on every image instead of a
+	// hang or garbage; and every CO_REDUCE operator is applied twice to
+	// the first operands it sees, its results compared byte for byte (an
+	// operator that keeps state gives ErrImpure). Unchecked a collective
+	// is exactly one collective of gocoll's engine, and mismatched
+	// arguments are undefined, as the standard leaves them.
+	Unchecked bool
+	// Coll are the engine's options (see coll.Options).
+	Coll coll.Options
+}
+
+// Image is one image's handle on the coarray collectives, in one team: the
+// initial team as Init returns it, or the team of a ChangeTeam, whose
+// function gets its own Image. Only the Image of the team the image is
+// executing in may be used (ErrNotCurrent otherwise). Like coll.Image it
+// belongs to the goroutine that runs the image.
+type Image struct {
+	sh    *shared
+	team  *Team
+	outer *Image // the Image of the enclosing team; nil in the initial team
+	state int
+}
+
+// Image states: the image is executing in the Image's team, or in a team
+// changed to from it, or the Image's CHANGE TEAM construct has ended.
+const (
+	running = iota
+	suspended
+	ended
+)
+
+// shared is what an image's Images of every team share.
+type shared struct {
+	im      *coll.Image
+	node    *nodeState
+	nbuilt  int // operators' fn indices start here
+	ops     []Operator
+	checked bool
+	scratch []byte
+	agreed  []int64
+}
+
+// nodeState is shared by the images of one node (one conduit): the
+// operators' failures, which the node's callbacks record wherever they run.
+type nodeState struct {
+	failures atomic.Uint64
+	mu       sync.Mutex
+	lastErr  error
+	checked  bool
+}
+
+var nodes sync.Map // coll.Conduit -> *nodeState
+
+func nodeOf(c coll.Conduit, checked bool) *nodeState {
+	ns, _ := nodes.LoadOrStore(c, &nodeState{checked: checked})
+	return ns.(*nodeState)
+}
+
+func (ns *nodeState) fail(err error) {
+	ns.mu.Lock()
+	ns.lastErr = err
+	ns.mu.Unlock()
+	ns.failures.Add(1)
+}
+
+func (ns *nodeState) since(n uint64) error {
+	if ns.failures.Load() == n {
+		return nil
+	}
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	return ns.lastErr
+}
+
+// Init initializes the coarray face for one image: it calls coll.Init (the
+// same collective rules apply: every image of every node, on its own
+// goroutine, with the same table and options) with a function table made
+// of the built-in operators and opts.Operators, and returns the image in
+// the initial team. table and myImage are coll.Init's (nil and 0 for one
+// image per node).
+func Init(c coll.Conduit, table *images.Table, myImage int, opts Options) (*Image, error) {
+	ns := nodeOf(c, !opts.Unchecked)
+	fns := append([]reducefn.Entry(nil), builtin.entries...)
+	nb := len(fns)
+	for _, op := range opts.Operators {
+		fns = append(fns, op.entry(ns))
+	}
+	im, err := coll.Init(c, table, myImage, fns, 0, opts.Coll)
+	if err != nil {
+		return nil, collErr(err)
+	}
+	sh := &shared{im: im, node: ns, nbuilt: nb, ops: opts.Operators, checked: !opts.Unchecked}
+	return &Image{sh: sh, team: &Team{t: im.TeamAll(), number: -1, owner: sh}}, nil
+}
+
+// Coll is the image's handle on gocoll's collectives, for programs that use
+// both faces. Its function table starts with the coarray face's entries.
+func (img *Image) Coll() *coll.Image { return img.sh.im }
+
+// ThisImage is this image's index in the current team, from 1 to
+// NumImages (Fortran's THIS_IMAGE(); gocoll's team ranks start at 0).
+func (img *Image) ThisImage() int { return img.team.t.Rank(img.sh.im.ImageNum()) + 1 }
+
+// NumImages is the number of images in the current team (Fortran's
+// NUM_IMAGES()).
+func (img *Image) NumImages() int { return img.team.t.Size() }
+
+// Team is the current team (GET_TEAM(CURRENT_TEAM)).
+func (img *Image) Team() *Team { return img.team }
+
+// SyncAll is SYNC ALL: a barrier over the current team.
+func (img *Image) SyncAll() error {
+	if err := img.usable(); err != nil {
+		return err
+	}
+	return collErr(img.sh.im.Barrier(img.team.t))
+}
+
+// Close ends the image's use of gocoll (coll.Image.Close): a node must call
+// it (or go on calling collectives) before it stops, so that what it owes
+// its peers gets done.
+func (img *Image) Close() error { return collErr(img.sh.im.Close()) }
+
+// usable reports whether img may start a collective: it is the Image of the
+// team the image executes in.
+func (img *Image) usable() error {
+	if img == nil || img.sh == nil {
+		return ErrNotCurrent
+	}
+	if img.state != running {
+		return ErrNotCurrent
+	}
+	return nil
+}

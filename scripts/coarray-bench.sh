@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Times the coarray collectives (coarray/fortran/bench/bench.f90: CO_BROADCAST,
+# CO_SUM, CO_REDUCE with a user function, of n doubles) on gocoll's runtime,
+# checked (the default) and unchecked (GOCOLL_CAF_CHECK=0), and on
+# OpenCoarrays, beside MPI_Bcast and MPI_Allreduce (mpi_bench.c), in one run
+# at each rank count of GOCOLL_NPS (default "2 4"):
+#
+#   scripts/coarray-bench.sh [SIZES...]      (default 1 1000 131072 1000000)
+#
+# The runs take /tmp/gocoll-cpu.lock exclusively (the machine is shared).
+set -u
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+ensure_go && ensure_mpi && ensure_fortran || exit 1
+
+out=out/coarray-bench
+bench=coarray/fortran/bench
+mkdir -p "$out"
+build_caf "$out" &&
+	GOCOLL_FFLAGS=-O2 caf_gocoll "$out" $bench/bench.f90 "$out/bench.gocoll" 2>/dev/null &&
+	caf -O2 -J "$out" $bench/bench.f90 -o "$out/bench.opencoarrays" 2>/dev/null &&
+	mpicc -O2 $bench/mpi_bench.c -o "$out/mpi_bench" || exit 1
+
+for np in ${GOCOLL_NPS:-2 4}; do
+	echo "== np $np"
+	flock /tmp/gocoll-cpu.lock bash -c "
+		echo '-- gocoll (checked)'; $(mpirun_cmd "$np") $out/bench.gocoll $*
+		echo '-- gocoll (unchecked: GOCOLL_CAF_CHECK=0)'; $(mpirun_cmd "$np") -x GOCOLL_CAF_CHECK=0 $out/bench.gocoll $*
+		echo '-- OpenCoarrays'; $(cafrun_cmd "$np") $out/bench.opencoarrays $* 2>&1 | grep -v '^\[warn\] Epoll'
+		echo '-- MPI'; $(mpirun_cmd "$np") $out/mpi_bench $*
+	"
+done
