@@ -47,6 +47,9 @@ type callArgs struct {
 	mine    int // the caller's member index (with AllThreads)
 	es      int // element size of the computational ones
 	err     error
+	// the segment flags' check (segment.go)
+	segChecked bool
+	segErr     error
 }
 
 // args starts the validation of an initiation of kind k by im on team t.
@@ -226,6 +229,8 @@ func (im *Image) run(a *callArgs) (h gsync.Handle, err error) {
 	switch {
 	case a.err != nil:
 		err = a.err
+	case a.segmentErr() != nil:
+		err = a.segmentErr()
 	case a.threads && len(a.dst) > 1:
 		h, err = im.arrive(a)
 	default:

@@ -49,6 +49,7 @@ type node struct {
 	first int  // its first image
 	count int  // its images
 	multi bool // some node hosts several images
+	seg   []byte // the node's segment (its images' in a row), nil without one (segment.go)
 	// contexts: 1<<ctxBits of them (at most 64); bit c of ctxUsed is set
 	// while a team with context c lives on this node (or a creation holds it)
 	ctxBits int
@@ -243,6 +244,9 @@ func (n *node) join(img int) (*Image, bool, error) {
 // agree on), and starts the progress agent.
 func (n *node) finishInit(im *Image, nfns int) {
 	err := n.agree(im, nfns)
+	if err == nil && n.opts.SegmentSize > 0 {
+		err = n.allocSegment()
+	}
 	if err == nil && n.opts.Progress != gsync.Polling {
 		err = n.eng.StartAgent(n.opts.Progress, n.opts.ProgressInterval)
 	}

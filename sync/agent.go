@@ -97,6 +97,7 @@ func (e *Engine) StartAgent(mode ProgressMode, interval time.Duration) error {
 	}
 	a := &agent{mode: mode, interval: interval, stop: make(chan struct{}), stopped: make(chan struct{})}
 	e.agent = a
+	e.hasAgent.Store(true)
 	go e.runAgent(a)
 	return nil
 }

@@ -99,6 +99,7 @@ type Engine struct {
 	owed       []uint32      // slots the agent could not step (not agent-safe)
 	watched    []uint32      // slots with a Done channel to close
 	agent      *agent
+	hasAgent   atomic.Bool // agent is set (read without the lock by Try)
 }
 
 // Arriving tells the engine that an operation waits for delta more (or,
@@ -522,9 +523,13 @@ func (h Handle) Try() (bool, error) {
 	// Another goroutine in the engine (another image of the node) is making
 	// progress for everyone: report "not yet" rather than queue for the
 	// lock. A waiter that queued could be passed over again and again by
-	// one that spins.
+	// one that spins. The progress agent, though, holds the lock for one
+	// poll at a time, and a Try after Done closed must succeed: queue.
 	if !e.mu.TryLock() {
-		return false, nil
+		if !e.hasAgent.Load() {
+			return false, nil
+		}
+		e.mu.Lock()
 	}
 	defer e.mu.Unlock()
 	if ok, err := e.trySync(h); ok || err != nil {
