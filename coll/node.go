@@ -45,10 +45,10 @@ type node struct {
 	opts  Options
 	eng   *gsync.Engine
 	plans planCache
-	me    int  // this node
-	first int  // its first image
-	count int  // its images
-	multi bool // some node hosts several images
+	me    int    // this node
+	first int    // its first image
+	count int    // its images
+	multi bool   // some node hosts several images
 	seg   []byte // the node's segment (its images' in a row), nil without one (segment.go)
 	// contexts: 1<<ctxBits of them (at most 64); bit c of ctxUsed is set
 	// while a team with context c lives on this node (or a creation holds it)

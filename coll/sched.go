@@ -78,7 +78,7 @@ type schedOp struct {
 	bufs   []bufID     // every member's buffers, when the node has several (see plans.go)
 	out    gsync.Flags // output sync mode
 	rounds []round
-	sc     *scratch // internal buffers: back to their pools once finished, unless cached
+	sc     *scratch  // internal buffers: back to their pools once finished, unless cached
 	seg    *segState // the one-sided path (segment.go), or nil
 
 	// state of one run, set by reset
