@@ -59,8 +59,9 @@ const aggWays = 2
 // aggregate operations.
 type aggregate struct {
 	mu    stdsync.Mutex
-	n     int   // members so far
-	bases []int // their tag bases
+	n     int         // members so far
+	open  atomic.Bool // n > 0, read without the lock by every initiation
+	bases []int       // their tag bases
 	// the members so far are those of cand, a cached operation, as long as
 	// they match it (checked as each arrives, so that a repeated aggregate
 	// stores nothing); else they are in calls (storage reused)
@@ -109,6 +110,7 @@ func (ag *aggregate) add(c *call, tagBase int) error {
 	}
 	i := ag.n
 	ag.n++
+	ag.open.Store(true)
 	ag.bases = append(ag.bases, tagBase)
 	if i == 0 {
 		for _, a := range ag.cache {
@@ -137,6 +139,7 @@ func (ag *aggregate) add(c *call, tagBase int) error {
 // reset empties the aggregate.
 func (ag *aggregate) reset() {
 	ag.n, ag.bases, ag.cand, ag.calls = 0, ag.bases[:0], nil, ag.calls[:0]
+	ag.open.Store(false)
 }
 
 // aggregating reports whether an initiation of c on tn joins or ends an
@@ -149,9 +152,7 @@ func (tn *teamNode) aggregating(c *call) bool {
 	if c.key.f&gsync.Aggregate != 0 {
 		return true
 	}
-	tn.agg.mu.Lock()
-	defer tn.agg.mu.Unlock()
-	return tn.agg.n > 0
+	return tn.agg.open.Load()
 }
 
 // joinAggregate adds c (its key carrying its buffers' identities) as a
