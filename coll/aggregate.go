@@ -332,18 +332,9 @@ func fuse(g geom, members [][]round) []round {
 			}
 		}
 		for _, k := range sends {
-			xs := bySend[k]
-			if !fusible(xs) {
-				o.sends = append(o.sends, xs...)
-				continue
-			}
-			buf := g.buf(xferBytes(xs))
-			off := 0
-			for _, x := range xs { // packed before the round's sends start
-				o.copies = append(o.copies, copyOp{dst: buf[off : off+len(x.buf)], src: x.buf, client: x.client})
-				off += len(x.buf)
-			}
-			o.sends = append(o.sends, xfer{peer: k.peer, sub: k.sub, buf: buf})
+			xs, copies := fused(g, bySend[k], false)
+			o.copies = append(o.copies, copies...) // packed before the round's sends start
+			o.sends = append(o.sends, xs...)
 		}
 		for _, rs := range members {
 			if r < len(rs) {
@@ -355,24 +346,38 @@ func fuse(g geom, members [][]round) []round {
 			}
 		}
 		for _, k := range recvs {
-			xs := byRecv[k]
-			if !fusible(xs) {
-				o.recvs = append(o.recvs, xs...)
-				continue
-			}
-			buf := g.buf(xferBytes(xs))
-			off := 0
-			for _, x := range xs { // unpacked before anything of the next round
-				out[r+1].copies = append(out[r+1].copies, copyOp{dst: x.buf, src: buf[off : off+len(x.buf)], client: x.client, toClient: x.client})
-				off += len(x.buf)
-			}
-			o.recvs = append(o.recvs, xfer{peer: k.peer, sub: k.sub, buf: buf})
+			xs, copies := fused(g, byRecv[k], true)
+			out[r+1].copies = append(out[r+1].copies, copies...) // unpacked before anything of the next round
+			o.recvs = append(o.recvs, xs...)
 		}
 	}
 	if last := &out[R]; len(last.copies) == 0 {
 		out = out[:R]
 	}
 	return out
+}
+
+// fused is the members' transfers xs (one peer, one sub-tag) as one
+// message through an internal buffer, with the copies that fill it from
+// theirs (a send) or empty it into theirs (a receive); or xs as they are
+// when they do not fuse.
+func fused(g geom, xs []xfer, recv bool) ([]xfer, []copyOp) {
+	if !fusible(xs) {
+		return xs, nil
+	}
+	buf := g.buf(xferBytes(xs))
+	copies := make([]copyOp, 0, len(xs))
+	off := 0
+	for _, x := range xs {
+		part := buf[off : off+len(x.buf)]
+		if recv {
+			copies = append(copies, copyOp{dst: x.buf, src: part, client: x.client, toClient: x.client})
+		} else {
+			copies = append(copies, copyOp{dst: part, src: x.buf, client: x.client})
+		}
+		off += len(x.buf)
+	}
+	return []xfer{{peer: xs[0].peer, sub: xs[0].sub, buf: buf}}, copies
 }
 
 // fuseMax bounds a fused message: beyond it, messages are bandwidth bound
