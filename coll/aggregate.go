@@ -551,3 +551,17 @@ func (a *aggOp) AgentSafe() bool {
 	}
 	return true
 }
+
+// sameLists reports whether two lists hold the same buffers (same memory,
+// same lengths).
+func sameLists(x, y [][]byte) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if idOf(x[i]) != idOf(y[i]) {
+			return false
+		}
+	}
+	return true
+}

@@ -77,8 +77,6 @@
 //     rules) is in aggregate.go.
 //   - Segments and the one-sided path (SrcInSegment, DstInSegment,
 //     ErrNotInSegment, the control messages) are in segment.go.
-//   - Small reductions on a team that lives on one node, served by each
-//     image itself, are in local.go.
 //
 // # Addressing
 //
@@ -147,11 +145,7 @@
 // modes that arrives first stages its source and returns at once, as the
 // root of a one-image-per-node broadcast does once its sends left (so it
 // cannot see a later image's disagreeing arguments: that image reports
-// ErrArgsDiffer). Small Reduce and ReduceAll calls on such a team are
-// served by each image itself: it stages its source as it arrives and
-// folds the staged sources into its own destination once the last image
-// arrived, on its own processor (the fold is the schedule's, so the bits
-// are the same).
+// ErrArgsDiffer).
 //
 // # Aggregation
 //

@@ -72,11 +72,10 @@ type Image struct {
 // imageTeam is an image's own state for a team it is a member of.
 type imageTeam struct {
 	tn        *teamNode
-	rank      int        // the image's team rank
-	calls     uint64     // AllThreads initiations on the team so far
-	creations uint64     // teams made from the team so far
-	lastFold  *localFold // its last self-served reduction's fold (local.go)
-	aggOpen   bool       // its last collective on the team had Aggregate (aggregate.go)
+	rank      int    // the image's team rank
+	calls     uint64 // AllThreads initiations on the team so far
+	creations uint64 // teams made from the team so far
+	aggOpen   bool   // its last collective on the team had Aggregate (aggregate.go)
 }
 
 // TeamAll is the team of every image (GASNET_TEAM_ALL).

@@ -83,9 +83,8 @@ type teamNode struct {
 	// AllThreads initiations waiting for the rest of the node's members
 	amu     stdsync.Mutex
 	pending []*arrival
-	base    uint64      // call number of pending[0]
-	checked [2][][]byte // the buffers (dst, src) a self-served call last passed crossOverlap with (local.go)
-	agg     aggregate   // the open aggregate (aggregate.go)
+	base    uint64    // call number of pending[0]
+	agg     aggregate // the open aggregate (aggregate.go)
 	// lifetime (not counted for TeamAll, which lives as long as the node)
 	all        bool
 	unfinished atomic.Int64 // operations started and not finished

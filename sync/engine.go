@@ -553,32 +553,6 @@ func (h Handle) tryPending() (bool, error) {
 	return h.Try()
 }
 
-// AwaitFlag waits until f is set by another goroutine of the node (an
-// image that arrives at a collective the caller has joined). It spins on
-// the flag, whose store the loads see as soon as it happens, yielding the
-// processor every awaitSpins loads (the setter may need it) and making
-// progress on the node's operations now and then, as waits do.
-func (e *Engine) AwaitFlag(f *atomic.Bool) {
-	last := time.Now()
-	for i := 1; !f.Load(); i++ {
-		if i%awaitSpins != 0 {
-			continue
-		}
-		if e.idle != nil {
-			e.idle()
-		}
-		runtime.Gosched()
-		if now := time.Now(); now.Sub(last) >= yieldEvery {
-			e.pollIfFree()
-			last = now
-		}
-	}
-}
-
-// awaitSpins is how many loads AwaitFlag makes between yields: about a
-// microsecond.
-const awaitSpins = 8
-
 // Wait makes progress until the sync succeeds, ctx is done, or the operation fails.
 func (h Handle) Wait(ctx context.Context) error {
 	return waitFor(ctx, h.engine(), h.Try)
