@@ -99,7 +99,8 @@ type Engine struct {
 	owed       []uint32      // slots the agent could not step (not agent-safe)
 	watched    []uint32      // slots with a Done channel to close
 	agent      *agent
-	hasAgent   atomic.Bool // agent is set (read without the lock by Try)
+	hasAgent   atomic.Bool   // agent is set (read without the lock by Try)
+	unwaited   chan struct{} // the last waiter left (the agent resumes)
 }
 
 // Arriving tells the engine that an operation waits for delta more (or,
@@ -115,7 +116,7 @@ func (e *Engine) crowded() bool { return e.waiters.Load() > 1 || e.arriving.Load
 // idle (when not nil) after each poll that left them waiting: a conduit
 // may yield the processor there when processes outnumber processors.
 func NewEngine(poll PollFunc, idle func()) *Engine {
-	return &Engine{poll: poll, idle: idle, wake: make(chan struct{}, 1)}
+	return &Engine{poll: poll, idle: idle, wake: make(chan struct{}, 1), unwaited: make(chan struct{}, 1)}
 }
 
 // Shared tells the engine that several goroutines (the images of a node)
@@ -566,9 +567,16 @@ func waitFor(ctx context.Context, e *Engine, try func() (bool, error)) error {
 		sp.idle = e.idle
 		if e.shared {
 			sp.e = e
+		}
+		if e.shared || e.hasAgent.Load() {
 			e.waiters.Add(1)
 			err := spinUntil(ctx, &sp, try)
-			e.waiters.Add(-1)
+			if e.waiters.Add(-1) == 0 {
+				select { // the agent may poll again
+				case e.unwaited <- struct{}{}:
+				default:
+				}
+			}
 			return err
 		}
 	}
