@@ -225,7 +225,10 @@ func (o *schedOp) complete(idx uint32) {
 	o.countXfer(it, -1)
 	if it.seg != 0 && o.seg.mode == segGet && !it.send {
 		x := &o.seg.xs[it.seg-1]
-		x.doneOwed = int64(binary.LittleEndian.Uint64(x.ctl[:])) >= 0 // the read is over: tell the sender
+		if int64(binary.LittleEndian.Uint64(x.ctl[:])) >= 0 { // the read is over: tell the sender
+			x.doneOwed = true
+			o.left++ // until sent (sendDone)
+		}
 	}
 	if it.send {
 		o.state[it.round].sendLeft--
@@ -281,14 +284,22 @@ func (o *schedOp) Step() error {
 			}
 		}
 	}
-	for o.next < len(o.rounds) && o.ready(o.next) {
-		if err := o.startRound(); err != nil {
-			return err
+	for {
+		for o.next < len(o.rounds) && o.ready(o.next) {
+			if err := o.startRound(); err != nil {
+				return err
+			}
 		}
-	}
-	if o.seg != nil {
+		if o.seg == nil {
+			break
+		}
+		// the one-sided path may complete a receive as it issues it (a
+		// get), which may make the next round ready
 		if err := o.stepSeg(); err != nil {
 			return err
+		}
+		if o.next == len(o.rounds) || !o.ready(o.next) {
+			break
 		}
 	}
 	o.releaseIfFinished()

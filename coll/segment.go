@@ -28,14 +28,20 @@ import (
 // sender's transfer. A transfer whose end is not one run of client memory
 // in the segment (an internal buffer of a tree's inner node, blocks packed
 // from several places) sends the offset -1 and moves as a message. The
-// control messages use the sub-tag of their transfer with bit subCtl set.
+// control messages use the sub-tag of their transfer plus subCtl, the done
+// messages plus subDone: two nodes may move data both ways under one
+// sub-tag, and a done message must never match the other way's offset.
 //
 // The reductions' transfers are partials in internal buffers: their flags
 // are checked, their data moves as messages. So does an aggregate's.
 
-// subCtl marks the control messages' sub-tags; the data-movement
-// schedules use sub-tags below it.
-const subCtl = 64
+// subCtl and subDone mark the control and done messages' sub-tags (or'ed
+// in): transfers on the one-sided path have sub-tags below segSubs.
+const (
+	segSubs = 32
+	subCtl  = 64
+	subDone = 96
+)
 
 // Modes of a schedule's one-sided path.
 const (
@@ -121,7 +127,7 @@ func (o *schedOp) resetSeg() {
 	s.xs = s.xs[:0]
 	i := uint32(0)
 	add := func(x xfer, send bool) {
-		if x.sub < subCtl {
+		if x.sub < segSubs {
 			s.xs = append(s.xs, segXfer{item: i, peer: x.peer, tag: x.sub, buf: x.buf, send: send})
 			o.items[i].seg = int32(len(s.xs))
 			o.left++ // the control message
@@ -166,10 +172,15 @@ func (o *schedOp) postSeg() error {
 				off = o.n.segOffset(x.buf)
 			}
 			binary.LittleEndian.PutUint64(x.ctl[:], uint64(off))
-			if done, err = o.cd.Isend(x.peer, ctlTag, x.ctl[:], tok); err == nil && off >= 0 {
+			if done, err = o.cd.Isend(x.peer, ctlTag, x.ctl[:], tok); err == nil {
+				// the sender's notification, or its message
 				x.acted = true
+				b := x.buf
+				if off >= 0 {
+					b = b[:0]
+				}
 				var d bool
-				if d, err = o.cd.Irecv(x.peer, x.tag, x.buf[:0], o.token(x.item)); d {
+				if d, err = o.cd.Irecv(x.peer, x.tag, b, o.token(x.item)); d {
 					o.complete(x.item)
 				}
 			}
@@ -221,7 +232,7 @@ func (o *schedOp) startSeg(idx uint32) error {
 	}
 	x.acted = true
 	if off >= 0 { // the reader's done message completes the send
-		done, err = o.cd.Irecv(x.peer, x.tag|subCtl, x.buf[:0], o.token(idx))
+		done, err = o.cd.Irecv(x.peer, x.tag|subDone, x.buf[:0], o.token(idx))
 	} else {
 		done, err = o.cd.Isend(x.peer, x.tag, x.buf, o.token(idx))
 	}
@@ -237,11 +248,8 @@ func (o *schedOp) startSeg(idx uint32) error {
 func (o *schedOp) stepSeg() error {
 	for j := range o.seg.xs {
 		x := &o.seg.xs[j]
-		if x.doneOwed {
-			x.doneOwed = false
-			if _, err := o.cd.Isend(x.peer, x.tag|subCtl, x.buf[:0], o.token(ignoreIdx)); err != nil {
-				return err
-			}
+		if err := o.sendDone(x); err != nil {
+			return err
 		}
 		if x.acted || !x.ctlDone || !x.ctlIn || (x.send && !x.started) {
 			continue
@@ -267,14 +275,24 @@ func (o *schedOp) stepSeg() error {
 		if done {
 			o.complete(x.item)
 		}
-		if x.doneOwed { // a read that completed as it started
-			x.doneOwed = false
-			if _, err := o.cd.Isend(x.peer, x.tag|subCtl, x.buf[:0], o.token(ignoreIdx)); err != nil {
-				return err
-			}
+		if err := o.sendDone(x); err != nil { // a read that completed as it started
+			return err
 		}
 	}
 	return nil
+}
+
+// sendDone sends x's done message if owed (a get's read is over). An owed
+// message counts in o.left, so that the schedule is not finished (and no
+// longer stepped) before it leaves; nobody waits for its completion.
+func (o *schedOp) sendDone(x *segXfer) error {
+	if !x.doneOwed {
+		return nil
+	}
+	x.doneOwed = false
+	o.left--
+	_, err := o.cd.Isend(x.peer, x.tag|subDone, x.buf[:0], o.token(ignoreIdx))
+	return err
 }
 
 // segmentErr checks the data areas of the members this call names against

@@ -44,6 +44,8 @@ type World struct {
 	rng   *rand.Rand
 	wg    sync.WaitGroup // messages in flight
 	sent  atomic.Int64   // messages sent, for tests that count them
+	puts  atomic.Int64   // PutNotify calls
+	gets  atomic.Int64   // Get calls
 
 	segMu   sync.Mutex // guards segs and every node's segment fields
 	segCond *sync.Cond
@@ -53,6 +55,10 @@ type World struct {
 // Sent is the number of messages sent so far by all nodes (each Isend is
 // one), so that a test can count what a collective costs on the wire.
 func (w *World) Sent() int64 { return w.sent.Load() }
+
+// OneSided is the number of PutNotify and Get calls so far by all nodes,
+// so that a test can tell which path a collective's data took.
+func (w *World) OneSided() (puts, gets int64) { return w.puts.Load(), w.gets.Load() }
 
 // NewWorld makes n connected nodes.
 func NewWorld(n int, opts Options) *World {

@@ -85,6 +85,7 @@ func (c *Conduit) PutNotify(dst, off, tag int, b []byte, token uint64) (bool, er
 	if err != nil {
 		return false, err
 	}
+	c.w.puts.Add(1)
 	return c.send(dst, tag, nil, token, func() { copy(p.seg[off:], b) })
 }
 
@@ -95,6 +96,7 @@ func (c *Conduit) Get(src, off int, b []byte, token uint64) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	c.w.gets.Add(1)
 	read := func() { copy(b, p.seg[off:off+len(b)]) }
 	d := c.w.delay()
 	if d == 0 {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/coll/colltest"
 	"github.com/gocoll/gocoll/mpiconduit"
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
@@ -54,5 +55,34 @@ func TestOneSidedMPI(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestInSegmentMPI: every data-movement collective with SrcInSegment,
+// DstInSegment and both, in all nine sync modes, gives the data the
+// collective defines over MPI's one-sided path: the shared-memory path
+// within the host and, with every process a node of its own, RMA windows
+// (as between hosts); one image per rank and two (AllThreads).
+func TestInSegmentMPI(t *testing.T) {
+	np := mpi.World().Size()
+	for _, o := range []mpiconduit.ConduitOptions{{}, {MaxNodeSize: 1}} {
+		for _, per := range tables(np)[:2] {
+			t.Run(fmt.Sprintf("%+v/%v", o, per), func(t *testing.T) {
+				P := 0
+				for _, k := range per {
+					P += k
+				}
+				opts := coll.Options{SegmentSize: colltest.SegmentNeed(P, 3000)}
+				err := runImagesOn(o, per, opts, func(im *coll.Image, _ *colltest.Node) error {
+					return colltest.InSegment(im, im.TeamAll(), nil)
+				})
+				switch {
+				case errors.Is(err, mpiconduit.ErrNoRMA) && noRDMA():
+					t.Logf("as expected without RDMA: %v", err)
+				case err != nil:
+					t.Fatal(err)
+				}
+			})
+		}
 	}
 }
