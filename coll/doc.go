@@ -174,9 +174,10 @@
 // its destination lies and the sender writes it with a notification
 // (DstInSegment), or the sender tells where its source lies and the
 // receiver reads it (SrcInSegment alone); no matching receive, no copy at
-// the receiving end. Transfers through internal buffers (inner nodes of
-// trees, packed blocks), the reductions' partials and aggregates move as
-// messages.
+// the receiving end. Transfers below Options.OneSidedMin (default just
+// above 8 KiB, where the control message stops paying for itself),
+// transfers through internal buffers (inner nodes of trees, packed
+// blocks), the reductions' partials and aggregates move as messages.
 //
 // # Progress
 //
