@@ -154,9 +154,10 @@ func (o *schedOp) resetSeg() {
 }
 
 // postSeg starts, at initiation, what the one-sided path needs before any
-// round: the control messages this end sends for its receives (put) and
-// the receives of the control messages it gets; a receive on the path is
-// then handled here (handled).
+// round: the control messages this end sends for its receives (put), with
+// the receive of the notification (or of the message, at offset -1), and
+// the receives of the control messages it gets. Step posts no receive of
+// its own for a transfer on the path: that is done here or by stepSeg.
 func (o *schedOp) postSeg() error {
 	s := o.seg
 	for j := range s.xs {
