@@ -55,6 +55,9 @@ step "gofmt" gofmt_check
 step "go vet" go vet ./...
 step "staticcheck" staticcheck_run
 step "go test -race ./..." go test -race -count=1 -timeout 15m ./...
+# The in-process conduit's conformance suite at P = 64 (go test ./... runs it
+# at a smaller P, under -race; here without it, which costs several times less).
+step "in-process suite P=64" env GOCOLL_SUITE_P=64 go test -count=1 -timeout 20m -run '^TestSuiteInProcessScale$' ./coll/
 
 # Packages whose tests use MPI: they depend on the binding, mpiconduit/mpi
 # (or are it), directly or through the conduit, mpiconduit.
