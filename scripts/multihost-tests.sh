@@ -14,7 +14,9 @@
 #
 #   scripts/multihost-tests.sh                  the MPI test binaries at np 6
 #                                               (GOCOLL_MH_ONLY=REGEXP: the
-#                                               packages matching it)
+#                                               packages matching it;
+#                                               GOCOLL_MH_TESTFLAGS: flags
+#                                               for the test binaries)
 #   scripts/multihost-tests.sh --bench [ARGS]   cmd/collbench there instead
 #                                               (ARGS go to collbench)
 #
@@ -137,6 +139,10 @@ hosts_check() {
 	[ "$got" = "$want" ] || { echo "want: $want"; return 1; }
 }
 
+# One run at a time uses $out (a second would remove the first's binaries).
+mkdir -p out
+exec 9>out/multihost.lock
+flock -n 9 || { echo "multihost-tests.sh: another run is using $out" >&2; exit 1; }
 rm -rf "$out" && mkdir -p "$out/bin"
 step "set up $HOSTS hosts" setup || true
 [ "$failed" -eq 0 ] || { step_summary; exit 1; }
@@ -158,6 +164,6 @@ for pkg in $(mpi_test_packages | grep -E -- "${GOCOLL_MH_ONLY:-.}"); do
 	bin="$out/bin/$(echo "$name" | tr '/' '_').test"
 	step "build $name" go test -c -o "$bin" "$pkg"
 	[ -x "$bin" ] || continue
-	step "np $((HOSTS * PER_HOST)) on $HOSTS hosts $name" mh_mpirun 900 "$bin" -test.timeout 12m
+	step "np $((HOSTS * PER_HOST)) on $HOSTS hosts $name" mh_mpirun 900 "$bin" -test.timeout 12m ${GOCOLL_MH_TESTFLAGS:-}
 done
 step_summary
