@@ -164,6 +164,6 @@ for pkg in $(mpi_test_packages | grep -E -- "${GOCOLL_MH_ONLY:-.}"); do
 	bin="$out/bin/$(echo "$name" | tr '/' '_').test"
 	step "build $name" go test -c -o "$bin" "$pkg"
 	[ -x "$bin" ] || continue
-	step "np $((HOSTS * PER_HOST)) on $HOSTS hosts $name" mh_mpirun 900 "$bin" -test.timeout 12m ${GOCOLL_MH_TESTFLAGS:-}
+	step "np $((HOSTS * PER_HOST)) on $HOSTS hosts $name" mh_mpirun 1800 "$bin" -test.timeout 28m ${GOCOLL_MH_TESTFLAGS:-}
 done
 step_summary
