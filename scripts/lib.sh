@@ -1,5 +1,6 @@
 # Shared by the scripts: install what gocoll needs when it is missing, and the
-# mpirun command line every script uses. Source it; it defines functions only.
+# mpirun command line every script uses, and the test scripts' step runner.
+# Source it; it defines functions and the step counters only.
 
 # ensure_mpi installs Open MPI (and pkg-config) from Debian when mpirun or
 # the ompi-c pkg-config entry is missing.
@@ -70,4 +71,43 @@ cafrun_cmd() {
 	local env="OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none"
 	[ "$(id -u)" -eq 0 ] && env="$env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
 	echo "env $env cafrun -np $1"
+}
+
+# step NAME CMD...: runs one check with its output in $out/NAME.log, prints
+# ok or FAIL (with the log's tail) and counts it. The test scripts set out;
+# step_summary ends them.
+passed=0
+failed=0
+failures=()
+step() {
+	local name=$1 log
+	shift
+	log="$out/$(echo "$name" | tr ' /' '__').log"
+	local t0=$SECONDS
+	if "$@" >"$log" 2>&1; then
+		passed=$((passed + 1))
+		printf 'ok    %-44s %4ds\n' "$name" $((SECONDS - t0))
+	else
+		failed=$((failed + 1))
+		failures+=("$name")
+		printf 'FAIL  %-44s %4ds  (log: %s)\n' "$name" $((SECONDS - t0)) "$log"
+		tail -40 "$log" | sed 's/^/      /'
+	fi
+}
+
+# step_summary prints "N passed, N failed" (and the failed steps' names)
+# and returns non-zero on any failure.
+step_summary() {
+	if [ ${#failures[@]} -gt 0 ]; then
+		echo "failed: ${failures[*]}"
+	fi
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
+# mpi_test_packages prints the packages whose tests use MPI: they depend on
+# the binding, mpiconduit/mpi (or are it), directly or through the conduit.
+mpi_test_packages() {
+	go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}{{end}}' ./... |
+		awk '/github.com\/gocoll\/gocoll\/mpiconduit\/mpi( |$)/ {print $1}'
 }

@@ -17,27 +17,6 @@ NPS=${GOCOLL_NPS:-"1 2 3 4 8"}
 STATICCHECK_VERSION=v0.8.2
 out=out/tests
 rm -rf "$out" && mkdir -p "$out"
-passed=0
-failed=0
-failures=()
-
-# step NAME CMD...: run one check, log it, count it.
-step() {
-	local name=$1 log
-	shift
-	log="$out/$(echo "$name" | tr ' /' '__').log"
-	local t0=$SECONDS
-	if "$@" >"$log" 2>&1; then
-		passed=$((passed + 1))
-		printf 'ok    %-44s %4ds\n' "$name" $((SECONDS - t0))
-	else
-		failed=$((failed + 1))
-		failures+=("$name")
-		printf 'FAIL  %-44s %4ds  (log: %s)\n' "$name" $((SECONDS - t0)) "$log"
-		tail -40 "$log" | sed 's/^/      /'
-	fi
-}
-
 gofmt_check() {
 	local bad
 	bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
@@ -55,13 +34,12 @@ step "gofmt" gofmt_check
 step "go vet" go vet ./...
 step "staticcheck" staticcheck_run
 step "go test -race ./..." go test -race -count=1 -timeout 15m ./...
+# The in-process conduit's conformance suite at P = 64 (go test ./... runs it
+# at a smaller P, under -race; here without it, which costs several times less).
+step "in-process suite P=64" env GOCOLL_SUITE_P=64 go test -count=1 -timeout 20m -run '^TestSuiteInProcessScale$' ./coll/
 
-# Packages whose tests use MPI: they depend on the binding, mpiconduit/mpi
-# (or are it), directly or through the conduit, mpiconduit.
-mpipkgs=$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}{{end}}' ./... |
-	awk '/github.com\/gocoll\/gocoll\/mpiconduit\/mpi( |$)/ {print $1}')
 mkdir -p "$out/bin"
-for pkg in $mpipkgs; do
+for pkg in $(mpi_test_packages); do
 	name=${pkg#github.com/gocoll/gocoll/}
 	bin="$out/bin/$(echo "$name" | tr '/' '_').test"
 	step "build $name" go test -c -o "$bin" "$pkg"
@@ -94,8 +72,4 @@ for src in coarray/fortran/tests/*.f90; do
 	done
 done
 
-if [ ${#failures[@]} -gt 0 ]; then
-	echo "failed: ${failures[*]}"
-fi
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+step_summary
