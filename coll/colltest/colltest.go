@@ -339,6 +339,7 @@ type Node struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	groups map[string]*rendezvous
+	turn   sync.Mutex // representatives of different teams take turns (Model)
 }
 
 type rendezvous struct {
