@@ -10,14 +10,14 @@ import (
 	"github.com/gocoll/gocoll/coll/colltest"
 )
 
-// TestSoak runs colltest.Soak in process on two tables: 2,000 collectives
-// by default (400 with -short), GOCOLL_SOAK_OPS to change it (scripts/soak.sh
+// TestSoak runs colltest.Soak in process on two tables: 500 collectives
+// by default (100 with -short), GOCOLL_SOAK_OPS to change it (scripts/soak.sh
 // runs a million). The process's heap in use and goroutine count must stay
 // flat after the warm-up; the figures are logged.
 func TestSoak(t *testing.T) {
-	ops := 2000
+	ops := 500
 	if testing.Short() {
-		ops = 400
+		ops = 100
 	}
 	if os.Getenv("GOCOLL_SOAK_OPS") != "" {
 		ops = envInt(t, "GOCOLL_SOAK_OPS", ops)
