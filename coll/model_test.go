@@ -27,14 +27,11 @@ var modelTables = [][]int{
 	{16}, {4, 4, 4, 4}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, {2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2},
 }
 
+// envInt is colltest.EnvInt, failing the test on a malformed value.
 func envInt(t *testing.T, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
+	n, err := colltest.EnvInt(name, def)
 	if err != nil {
-		t.Fatalf("%s=%q: %v", name, v, err)
+		t.Fatal(err)
 	}
 	return n
 }

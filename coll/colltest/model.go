@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/images"
@@ -790,3 +792,17 @@ func (m *modelImage) syncSome(all bool) error {
 
 // syncAll syncs every outstanding handle (the epoch's end).
 func (m *modelImage) syncAll() error { return m.syncSome(true) }
+
+// EnvInt is the integer in environment variable name, def when it is
+// unset: the model and soak tests' sizes and seeds.
+func EnvInt(name string, def int) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q: %w", name, v, err)
+	}
+	return n, nil
+}

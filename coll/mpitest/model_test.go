@@ -3,7 +3,6 @@ package mpitest
 import (
 	"fmt"
 	"os"
-	"strconv"
 	"testing"
 
 	"github.com/gocoll/gocoll/coll"
@@ -12,15 +11,11 @@ import (
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
-// envInt is the integer in environment variable name, def when unset.
+// envInt is colltest.EnvInt, failing the test on a malformed value.
 func envInt(t *testing.T, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
+	n, err := colltest.EnvInt(name, def)
 	if err != nil {
-		t.Fatalf("%s=%q: %v", name, v, err)
+		t.Fatal(err)
 	}
 	return n
 }
