@@ -56,6 +56,9 @@ step "go vet" go vet ./...
 step "staticcheck" staticcheck_run
 step "go test -race ./..." go test -race -count=1 -timeout 15m ./...
 
+# (The coll/mpitest binary includes the model test, 200 operations, and the
+# soak, 20,000 collectives; scripts/model.sh and scripts/soak.sh run them in
+# full.)
 # Packages whose tests use MPI: they depend on the binding, mpiconduit/mpi
 # (or are it), directly or through the conduit, mpiconduit.
 mpipkgs=$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}} {{join .Deps " "}} {{join .TestImports " "}} {{join .XTestImports " "}}{{end}}' ./... |
