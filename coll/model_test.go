@@ -83,8 +83,33 @@ func TestModel(t *testing.T) {
 			t.Parallel()
 			delay := colltest.Options{MaxDelay: 20 * time.Microsecond, Seed: seed}
 			cfg := colltest.ModelConfig{Seed: seed, Ops: ops}
-			err := colltest.RunImages(per, delay, modelOptions(seed), colltest.ModelFuncs, time.Duration(envInt(t, "GOCOLL_MODEL_TIMEOUT", 120))*time.Second,
-				func(im *coll.Image, nd *colltest.Node) error { return colltest.Model(im, nd, cfg) })
+			timeout := time.Duration(envInt(t, "GOCOLL_MODEL_TIMEOUT", 120)) * time.Second
+			// The first image to fail ends the test soon after: the others
+			// would wait for it until the timeout (hours in a full run).
+			failed, result := make(chan error, 1), make(chan error, 1)
+			go func() {
+				result <- colltest.RunImages(per, delay, modelOptions(seed), colltest.ModelFuncs, timeout,
+					func(im *coll.Image, nd *colltest.Node) error {
+						err := colltest.Model(im, nd, cfg)
+						if err != nil {
+							select {
+							case failed <- err:
+							default:
+							}
+						}
+						return err
+					})
+			}()
+			var err error
+			select {
+			case err = <-result:
+			case err = <-failed:
+				select {
+				case err = <-result:
+				case <-time.After(10 * time.Second):
+					err = fmt.Errorf("%w (the other images still wait)", err)
+				}
+			}
 			if err != nil {
 				t.Errorf("%v\nreproduce: GOCOLL_MODEL_SEED=%d GOCOLL_MODEL_TABLE=%s GOCOLL_MODEL_OPS=%d go test -race -run 'TestModel$' ./coll/",
 					err, seed, formatTable(per), ops)
