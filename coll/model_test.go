@@ -56,12 +56,15 @@ func modelOptions(seed uint64) coll.Options {
 func TestModel(t *testing.T) {
 	// The default keeps `go test ./...` quick: fewer operations where
 	// there are many nodes (their goroutines share two cores).
-	base, fixed := 40, os.Getenv("GOCOLL_MODEL_OPS") != ""
+	base, fixed := 24, os.Getenv("GOCOLL_MODEL_OPS") != ""
 	if testing.Short() {
-		base = 12
+		base = 8
 	}
 	base = envInt(t, "GOCOLL_MODEL_OPS", base)
 	tables := modelTables
+	if testing.Short() {
+		tables = [][]int{{1, 1}, {2, 2}, {3, 1, 2}, {1, 1, 1, 1, 1}}
+	}
 	if v := os.Getenv("GOCOLL_MODEL_TABLE"); v != "" {
 		var per []int
 		for _, f := range strings.Split(v, ",") {

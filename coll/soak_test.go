@@ -10,12 +10,12 @@ import (
 	"github.com/gocoll/gocoll/coll/colltest"
 )
 
-// TestSoak runs colltest.Soak in process on two tables: 500 collectives
+// TestSoak runs colltest.Soak in process on two tables: 300 collectives
 // by default (100 with -short), GOCOLL_SOAK_OPS to change it (scripts/soak.sh
 // runs a million). The process's heap in use and goroutine count must stay
 // flat after the warm-up; the figures are logged.
 func TestSoak(t *testing.T) {
-	ops := 500
+	ops := 300
 	if testing.Short() {
 		ops = 100
 	}
