@@ -223,7 +223,7 @@ func Model(im *coll.Image, nd *Node, cfg ModelConfig) error {
 	for i := 0; i < cfg.Ops; {
 		epoch := make([]*mop, min(1+global.IntN(cfg.MaxEpoch), cfg.Ops-i))
 		for k := range epoch {
-			epoch[k] = m.draw(global, i+k)
+			epoch[k] = draw(global, i+k, im.Images() == im.Table().Nodes(), len(m.teams), cfg.MaxBlock)
 		}
 		i += len(epoch)
 		// IN_NOSYNC operations: buffers written before the opening barrier.
@@ -316,14 +316,15 @@ func (m *modelImage) makeTeams(g *rand.Rand) error {
 	return nil
 }
 
-// draw is operation i of the program.
-func (m *modelImage) draw(g *rand.Rand, i int) *mop {
-	onePerNode := m.im.Images() == m.im.Table().Nodes()
+// draw is operation i of the program, on one of teams teams, with blocks
+// up to maxBlock; the single-address form without AllThreads only where
+// every node has one image.
+func draw(g *rand.Rand, i int, onePerNode bool, teams, maxBlock int) *mop {
 	o := &mop{i: i, kind: g.IntN(mKinds), seed: g.Uint64(), root: g.IntN(1 << 20)}
 	if g.IntN(2) == 0 {
-		o.team = 1 + g.IntN(len(m.teams)-1)
+		o.team = 1 + g.IntN(teams-1)
 	}
-	sizes := []int{1, 2, 3, 7, 8, 16, 33, 64, 100, m.cfg.MaxBlock}
+	sizes := []int{1, 2, 3, 7, 8, 16, 33, 64, 100, maxBlock}
 	o.n = sizes[g.IntN(len(sizes))]
 	o.f = []gsync.Flags{gsync.InNoSync, gsync.InMySync, gsync.InAllSync}[g.IntN(3)] |
 		[]gsync.Flags{gsync.OutNoSync, gsync.OutMySync, gsync.OutAllSync}[g.IntN(3)] |
