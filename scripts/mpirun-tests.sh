@@ -38,6 +38,9 @@ step "go test -race ./..." go test -race -count=1 -timeout 15m ./...
 # at a smaller P, under -race; here without it, which costs several times less).
 step "in-process suite P=64" env GOCOLL_SUITE_P=64 go test -count=1 -timeout 20m -run '^TestSuiteInProcessScale$' ./coll/
 
+# (The coll/mpitest binary includes the model test, 200 operations, and the
+# soak, 20,000 collectives; scripts/model.sh and scripts/soak.sh run them in
+# full.)
 mkdir -p "$out/bin"
 for pkg in $(mpi_test_packages); do
 	name=${pkg#github.com/gocoll/gocoll/}

@@ -229,29 +229,42 @@ func (e *Engine) noteFinished(slot uint32) {
 // published its ticket. A record may serve one operation after another:
 // Reuse begins a new generation, and handles of earlier ones are dead. Its
 // zero value is a record in generation 0, not started.
+//
+// A handle of an earlier generation may still be tried (a misuse that
+// must end in ErrDeadHandle) while the record serves the next one: what it
+// reads is atomic, a ticket counts only if the generation is unchanged
+// after reading it, and a part's sync is a compare-and-swap on a word
+// that names the generation, so a stale handle can neither race with the
+// new use nor sync one of its parts.
 type Pending struct {
 	started atomic.Bool
 	gen     atomic.Uint32
-	tk      Ticket
-	e       *Engine // set by Attach
+	tk      atomic.Uint64          // the started operation's Ticket, slot<<32 | gen
+	e       atomic.Pointer[Engine] // set by Attach
 	// An operation that ran to its end without the engine (Finish): its
-	// error, the parts that synced, and what to do once all of them did.
+	// error, the parts' sync words (armed(gen) until the part synced; grown,
+	// never shrunk, so that parts index it whatever the generation), and
+	// what to do once all of them synced.
 	finished atomic.Bool
 	err      error
-	synced   []atomic.Bool
+	synced   atomic.Pointer[[]atomic.Uint64]
 	left     atomic.Int32
 	release  func()
 }
 
+// armed is the sync word of a part of generation gen that has not synced;
+// a part that synced holds armed(gen) - 1.
+func armed(gen uint32) uint64 { return uint64(gen)<<1 | 1 }
+
 // Attach ties the record to engine e, before any of its handles exist.
-func (p *Pending) Attach(e *Engine) { p.e = e }
+func (p *Pending) Attach(e *Engine) { p.e.Store(e) }
 
 // Gen is the record's generation.
 func (p *Pending) Gen() uint32 { return p.gen.Load() }
 
 // Start publishes the ticket of the started operation.
 func (p *Pending) Start(t Ticket) {
-	p.tk = t
+	p.tk.Store(uint64(t.slot)<<32 | uint64(t.gen))
 	p.started.Store(true)
 }
 
@@ -262,16 +275,19 @@ func (p *Pending) Start(t Ticket) {
 // release runs (the record may then serve another operation). release also
 // runs at once when no other part remains.
 func (p *Pending) Finish(parts int, err error, release func(), done ...int) {
-	if cap(p.synced) < parts {
-		p.synced = make([]atomic.Bool, parts)
+	words := p.synced.Load()
+	if words == nil || len(*words) < parts {
+		w := make([]atomic.Uint64, parts)
+		words = &w
+		p.synced.Store(words)
 	}
-	p.synced = p.synced[:parts]
-	for i := range p.synced {
-		p.synced[i].Store(false)
+	a := armed(p.gen.Load())
+	for i := range parts {
+		(*words)[i].Store(a)
 	}
 	left := parts
 	for _, d := range done {
-		if !p.synced[d].Swap(true) {
+		if (*words)[d].CompareAndSwap(a, a-1) {
 			left--
 		}
 	}
@@ -315,8 +331,9 @@ func (h *Handle) resolve() (int, error) {
 	case p.gen.Load() != h.gen:
 		return notStarted, ErrDeadHandle
 	case p.finished.Load():
-		if p.synced[part].Swap(true) {
-			return notStarted, ErrDeadHandle
+		a := armed(h.gen)
+		if words := p.synced.Load(); words == nil || int(part) >= len(*words) || !(*words)[part].CompareAndSwap(a, a-1) {
+			return notStarted, ErrDeadHandle // synced already, or of an earlier generation
 		}
 		err := p.err
 		if p.left.Add(-1) == 0 {
@@ -326,7 +343,11 @@ func (h *Handle) resolve() (int, error) {
 	case !p.started.Load():
 		return notStarted, nil
 	}
-	*h = Handle{ref: unsafe.Pointer(p.e), slot: p.tk.slot + 1, gen: p.tk.gen, part: part}
+	tk, e := p.tk.Load(), p.e.Load()
+	if p.gen.Load() != h.gen { // the record moved on while we read
+		return notStarted, ErrDeadHandle
+	}
+	*h = Handle{ref: unsafe.Pointer(e), slot: uint32(tk>>32) + 1, gen: uint32(tk), part: part}
 	return started, nil
 }
 
@@ -487,7 +508,7 @@ func (h Handle) pending() bool { return h.part&pendingPart != 0 }
 // engine is the handle's engine.
 func (h Handle) engine() *Engine {
 	if h.pending() {
-		return (*Pending)(h.ref).e
+		return (*Pending)(h.ref).e.Load()
 	}
 	return (*Engine)(h.ref)
 }

@@ -3,6 +3,7 @@ package sync
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -298,4 +299,63 @@ func TestMaxLive(t *testing.T) {
 	require.NoError(t, hs[0].Wait(context.Background()))
 	_, err = e.Start(&fakeOp{})
 	require.NoError(t, err)
+}
+
+// TestStalePendingHandle: a handle of a record's earlier generation, tried
+// again and again (a misuse), always reports ErrDeadHandle, never races
+// with the record serving the next operations (run with -race), and never
+// syncs one of their parts: each new handle syncs once. Operations alternate
+// between ending without the engine (Finish) and running in it (Start).
+func TestStalePendingHandle(t *testing.T) {
+	cd := &fakeConduit{}
+	e := NewEngine(cd.poll, nil)
+	p := &Pending{}
+	var stale atomic.Pointer[Handle] // the latest dead handle
+	var stop atomic.Bool
+	done := make(chan struct{})
+	go func() { // tries the latest dead handle, over and over
+		defer close(done)
+		for !stop.Load() {
+			h := stale.Load()
+			if h == nil {
+				continue
+			}
+			if ok, err := h.Try(); ok || (err != nil && !errors.Is(err, ErrDeadHandle)) {
+				t.Errorf("a dead handle's Try: %v, %v", ok, err)
+				return
+			} // (false, nil): another goroutine held the engine, "not yet"
+		}
+	}()
+	syncOnce := func(h Handle) {
+		for {
+			ok, err := h.Try()
+			require.NoError(t, err)
+			if ok {
+				return
+			}
+		}
+	}
+	for i := range 5000 {
+		// Part 0 syncs, and its handle is tried again while part 2 syncs
+		// and the record moves on to its next use.
+		p.Attach(e) // as each use of a record does
+		h0, h2 := e.PendingHandle(p, p.Gen(), 0), e.PendingHandle(p, p.Gen(), 2)
+		if i%2 == 0 {
+			p.Finish(3, nil, p.Reuse, 1) // part 1 synced as it ran; the last sync releases
+			syncOnce(h0)
+			stale.Store(&h0)
+			syncOnce(h2)
+		} else {
+			h1, tk, err := e.StartShared(&fakeOp{}, 3, 1)
+			require.NoError(t, err)
+			p.Start(tk)
+			syncOnce(h0)
+			stale.Store(&h0)
+			syncOnce(h1)
+			syncOnce(h2)
+			p.Reuse()
+		}
+	}
+	stop.Store(true)
+	<-done
 }

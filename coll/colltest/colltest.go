@@ -8,6 +8,12 @@
 // PutNotify and Get copy into and out of, with the delays of messages.
 // CheckOneSided (onesided.go) is the conformance check of any conduit's
 // segments, run here in-process and in coll/mpitest over MPI.
+//
+// Model (model.go) runs a random legal program of collectives against a
+// sequential model of their results, and Soak (soak.go) many small
+// collectives with the heap and goroutine count bounded; both run on any
+// conduit (coll's TestModel and TestSoak in process, coll/mpitest under
+// mpirun, scripts/model.sh and scripts/soak.sh in full).
 package colltest
 
 import (
@@ -339,6 +345,7 @@ type Node struct {
 	mu     sync.Mutex
 	cond   *sync.Cond
 	groups map[string]*rendezvous
+	turn   sync.Mutex // representatives of different teams take turns (Model)
 }
 
 type rendezvous struct {
