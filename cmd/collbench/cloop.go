@@ -1,7 +1,6 @@
 package main
 
 /*
-#cgo pkg-config: ompi-c
 #include "cloop.h"
 */
 import "C"
