@@ -33,6 +33,7 @@ var (
 	ErrAggregate      = errors.New("gocoll: aggregate too large")
 	ErrAggregateOpen  = errors.New("gocoll: an aggregate is open on the team (end it with a call without Aggregate)")
 	ErrConduit        = errors.New("gocoll: conduit does not fit")
+	ErrNotInSegment   = errors.New("gocoll: a data area named in-segment is not in the segment")
 	ErrFunction       = errors.New("gocoll: function index not in the registered table")
 	ErrElemSize       = errors.New("gocoll: element size must be > 0 and fit the function")
 	ErrElemCount      = errors.New("gocoll: element count must be > 0")

@@ -29,6 +29,11 @@ type Options struct {
 	// that may be called from any thread (MPI_THREAD_MULTIPLE).
 	Progress         gsync.ProgressMode
 	ProgressInterval time.Duration
+	// SegmentSize is the size in bytes of every image's segment
+	// (Image.Segment): memory that peers write and read one-sided, which
+	// the SrcInSegment and DstInSegment flags name. 0: no segment. The
+	// conduit must implement OneSided.
+	SegmentSize int
 }
 
 // GatherAllAlgo names a gather_all algorithm.
@@ -67,11 +72,10 @@ type Image struct {
 // imageTeam is an image's own state for a team it is a member of.
 type imageTeam struct {
 	tn        *teamNode
-	rank      int        // the image's team rank
-	calls     uint64     // AllThreads initiations on the team so far
-	creations uint64     // teams made from the team so far
-	lastFold  *localFold // its last self-served reduction's fold (local.go)
-	aggOpen   bool       // its last collective on the team had Aggregate (aggregate.go)
+	rank      int    // the image's team rank
+	calls     uint64 // AllThreads initiations on the team so far
+	creations uint64 // teams made from the team so far
+	aggOpen   bool   // its last collective on the team had Aggregate (aggregate.go)
 }
 
 // TeamAll is the team of every image (GASNET_TEAM_ALL).
@@ -90,6 +94,18 @@ func (im *Image) Images() int { return im.n.table.Images() }
 
 // Node is the node (conduit endpoint, MPI rank) hosting this image.
 func (im *Image) Node() int { return im.n.me }
+
+// Segment is the image's segment (Options.SegmentSize bytes; nil without
+// one): data areas in it may be named with SrcInSegment and DstInSegment,
+// and then move one-sided (see package documentation).
+func (im *Image) Segment() []byte {
+	if im.n.seg == nil {
+		return nil
+	}
+	s := im.n.opts.SegmentSize
+	k := im.image - im.n.first
+	return im.n.seg[k*s : (k+1)*s : (k+1)*s]
+}
 
 // Table is the images table given to Init.
 func (im *Image) Table() *images.Table { return im.n.table }
