@@ -18,6 +18,7 @@ var (
 	ErrImage          = errors.New("gocoll: image number not one of this node's images")
 	ErrInitMismatch   = errors.New("gocoll: coll.Init arguments differ between nodes")
 	ErrInitFlags      = errors.New("gocoll: coll.Init flags must be 0")
+	ErrOptions        = errors.New("gocoll: coll.Init options out of range")
 	ErrTeam           = errors.New("gocoll: team is nil or not of this job")
 	ErrNotMember      = errors.New("gocoll: the image is not a member of the team")
 	ErrTeamDestroyed  = errors.New("gocoll: the team was destroyed")

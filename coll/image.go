@@ -34,7 +34,21 @@ type Options struct {
 	// the SrcInSegment and DstInSegment flags name. 0: no segment. The
 	// conduit must implement OneSided.
 	SegmentSize int
+	// OneSidedMin is the size in bytes from which a transfer between
+	// in-segment data areas moves one-sided; smaller ones move as
+	// messages, as off the segment: the one-sided path pays a control
+	// message before the data (the receiver's offset), which costs more
+	// than the copy a small message saves. 0: DefaultOneSidedMin; 1: every
+	// transfer one-sided. The same on every node.
+	OneSidedMin int
 }
+
+// DefaultOneSidedMin is Options.OneSidedMin when 0: just above the MPI
+// conduit's eager ring messages (8 KiB), where collbench's
+// gocoll.Seg.Broadcast overtakes gocoll.Broadcast (np 2, one host: 0.23
+// against 0.24 us at 2 KiB as messages; one-sided 1.12 against 0.42 at 8
+// KiB, 1.46 against 5.39 at 32 KiB; see BENCHMARKS.md).
+const DefaultOneSidedMin = 8<<10 + 1
 
 // GatherAllAlgo names a gather_all algorithm.
 type GatherAllAlgo int

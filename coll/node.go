@@ -140,6 +140,12 @@ func Init(c Conduit, table *images.Table, myImage int, fns []reducefn.Entry, fla
 		return nil, fmt.Errorf("%w: image %d is not one of node %d's images %d..%d", ErrImage,
 			myImage, c.Node(), table.First(c.Node()), table.First(c.Node())+table.On(c.Node())-1)
 	}
+	if opts.SegmentSize < 0 || opts.OneSidedMin < 0 {
+		return nil, fmt.Errorf("%w: SegmentSize %d, OneSidedMin %d: must be >= 0", ErrOptions, opts.SegmentSize, opts.OneSidedMin)
+	}
+	if opts.OneSidedMin == 0 {
+		opts.OneSidedMin = DefaultOneSidedMin
+	}
 	if opts.Progress != gsync.Polling {
 		if ts, ok := c.(ThreadSafe); ok && !ts.ThreadMultiple() {
 			return nil, fmt.Errorf("%w: progress mode %v needs a conduit callable from any thread (MPI_THREAD_MULTIPLE)", ErrProgress, opts.Progress)

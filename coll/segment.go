@@ -32,6 +32,9 @@ import (
 // messages plus subDone: two nodes may move data both ways under one
 // sub-tag, and a done message must never match the other way's offset.
 //
+// Transfers smaller than Options.OneSidedMin move as messages: both ends
+// know a transfer's size, so they agree on its path without a word.
+//
 // The reductions' transfers are partials in internal buffers: their flags
 // are checked, their data moves as messages. So does an aggregate's.
 
@@ -127,7 +130,7 @@ func (o *schedOp) resetSeg() {
 	s.xs = s.xs[:0]
 	i := uint32(0)
 	add := func(x xfer, send bool) {
-		if x.sub < segSubs {
+		if x.sub < segSubs && len(x.buf) >= o.n.opts.OneSidedMin {
 			s.xs = append(s.xs, segXfer{item: i, peer: x.peer, tag: x.sub, buf: x.buf, send: send})
 			o.items[i].seg = int32(len(s.xs))
 			o.left++ // the control message

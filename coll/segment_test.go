@@ -23,7 +23,7 @@ func TestInSegmentInProcess(t *testing.T) {
 				P += k
 			}
 			delay := colltest.Options{MaxDelay: 20 * time.Microsecond, Seed: uint64(i + 11)}
-			opts := coll.Options{SegmentSize: colltest.SegmentNeed(P, 3000)}
+			opts := coll.Options{SegmentSize: colltest.SegmentNeed(P, 3000), OneSidedMin: 1}
 			err := colltest.RunImages(per, delay, opts, nil, 2*time.Minute, func(im *coll.Image, _ *colltest.Node) error {
 				if len(im.Segment()) != opts.SegmentSize {
 					return fmt.Errorf("segment of %d bytes, want %d", len(im.Segment()), opts.SegmentSize)
@@ -70,27 +70,35 @@ func TestSegmentMisuse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for _, o := range []coll.Options{{SegmentSize: -1}, {OneSidedMin: -1}} {
+		if err := colltest.Run(1, colltest.Options{}, o, time.Minute, func(*coll.Image) error { return nil }); !errors.Is(err, coll.ErrOptions) {
+			t.Errorf("%+v: %v, want ErrOptions", o, err)
+		}
+	}
 }
 
 // TestSegmentPathTaken: in-segment data areas move one-sided, one put (or
-// get) per edge of the tree and no data message; a transfer from an
-// internal buffer moves as a message.
+// get) per edge of the tree, from Options.OneSidedMin bytes on; smaller
+// transfers move as messages.
 func TestSegmentPathTaken(t *testing.T) {
 	const P, n = 4, 100
 	all := gsync.InAllSync | gsync.OutAllSync | gsync.Local
 	for _, c := range []struct {
 		name       string
 		f          gsync.Flags
+		min        int
 		puts, gets int64
 	}{
-		{"DstInSegment", all | gsync.DstInSegment, P - 1, 0},
-		{"SrcInSegment", all | gsync.SrcInSegment, 0, P - 1},
-		{"both", all | gsync.SrcInSegment | gsync.DstInSegment, P - 1, 0},
-		{"neither", all, 0, 0},
+		{"DstInSegment", all | gsync.DstInSegment, 1, P - 1, 0},
+		{"SrcInSegment", all | gsync.SrcInSegment, n, 0, P - 1},
+		{"both", all | gsync.SrcInSegment | gsync.DstInSegment, 1, P - 1, 0},
+		{"neither", all, 1, 0, 0},
+		{"below OneSidedMin", all | gsync.SrcInSegment | gsync.DstInSegment, n + 1, 0, 0},
+		{"below the default", all | gsync.SrcInSegment | gsync.DstInSegment, 0, 0, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := colltest.NewWorld(P, colltest.Options{})
-			err := w.RunImages([]int{1, 1, 1, 1}, coll.Options{SegmentSize: 4 * n}, nil, time.Minute, func(im *coll.Image, _ *colltest.Node) error {
+			err := w.RunImages([]int{1, 1, 1, 1}, coll.Options{SegmentSize: 4 * n, OneSidedMin: c.min}, nil, time.Minute, func(im *coll.Image, _ *colltest.Node) error {
 				seg := im.Segment()
 				src, dst := seg[:n], seg[2*n:3*n]
 				for i := range src {

@@ -72,7 +72,7 @@ func TestInSegmentMPI(t *testing.T) {
 				for _, k := range per {
 					P += k
 				}
-				opts := coll.Options{SegmentSize: colltest.SegmentNeed(P, 3000)}
+				opts := coll.Options{SegmentSize: colltest.SegmentNeed(P, 3000), OneSidedMin: 1}
 				err := runImagesOn(o, per, opts, func(im *coll.Image, _ *colltest.Node) error {
 					return colltest.InSegment(im, im.TeamAll(), nil)
 				})
