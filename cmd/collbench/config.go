@@ -78,7 +78,10 @@ and each keeps its fastest repetition, so that noise from other processes
 does not land on one side of the ratio only. Both yield to the Go scheduler
 every ~4 ms of a timed loop (see --yield).
 
-PingPong (ranks 0 and 1 only) reports half the round trip. Reductions use
+PingPong (ranks 0 and 1 only) reports half the round trip; Stream (ranks 0
+and 1) the time per message of a stream of them from rank 0 to rank 1, in
+windows of 64 nonblocking sends (OSU's osu_bw). --model fits a LogGP model
+to both and predicts gocoll's algorithms from it. Reductions use
 float64 and MPI_SUM on max(1, size/8) elements; data movement uses bytes,
 size bytes per block (per rank for Gather, Scatter, Allgather, Alltoall).
 Root is rank 0. Nonblocking operations are started and waited for in each
