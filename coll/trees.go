@@ -62,6 +62,17 @@ func (t Tree) children(s span) []span {
 	return cs
 }
 
+// Subtrees are the child subtrees of the subtree [lo, hi) (relative ranks,
+// rooted at lo) in the order its root serves them, each as [lo, hi): the
+// shape a cost model of the tree walks (collbench --model).
+func (t Tree) Subtrees(lo, hi int) [][2]int {
+	var out [][2]int
+	for _, c := range t.children(span{lo, hi}) {
+		out = append(out, [2]int{c.lo, c.hi})
+	}
+	return out
+}
+
 // treePos is a node's place in a tree.
 type treePos struct {
 	parent   int // relative rank, -1 at the root

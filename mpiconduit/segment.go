@@ -182,6 +182,9 @@ func (cd *Conduit) checkSegment(op string, peer, off, tag int, b []byte) error {
 	if err := cd.comm.CheckTransfer(op, b, peer, tag); err != nil {
 		return err
 	}
+	if peer == mpi.ProcNull { // which MPI accepts for point-to-point
+		return fmt.Errorf("%w: %s: a one-sided transfer needs a node, not ProcNull (%d)", mpi.ErrRank, op, peer)
+	}
 	if n := cd.seg.sizes[peer]; off < 0 || off > n || len(b) > n-off {
 		return fmt.Errorf("%w: %s: %d bytes at offset %d of node %d's segment of %d", ErrSegmentRange, op, len(b), off, peer, n)
 	}

@@ -11,6 +11,8 @@
 set -u
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
+# OpenCoarrays is Debian's Open MPI build, and the runs pass Open MPI's -x.
+[ "$(gocoll_mpi)" = openmpi ] || { echo "coarray-bench.sh compares against OpenCoarrays on Open MPI: run it with GOCOLL_MPI=openmpi" >&2; exit 2; }
 ensure_go && ensure_mpi && ensure_fortran || exit 1
 
 out=out/coarray-bench

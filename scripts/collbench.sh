@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: installs Open MPI when missing, builds cmd/collbench and runs
-# it under mpirun (np 2 unless GOCOLL_NP says otherwise). Extra arguments go
+# The main job: installs the MPI library (GOCOLL_MPI: openmpi, the default,
+# or mpich; see scripts/lib.sh) when missing, builds cmd/collbench for it and
+# runs it under its launcher (np 2 unless GOCOLL_NP says otherwise). Extra arguments go
 # to collbench (see `collbench --help`).
 set -eu
 cd "$(dirname "$0")/.."

@@ -46,11 +46,11 @@ CG_ARGS="-n $CG_N -rtol $CG_RTOL"
 
 out=out/examples
 mkdir -p "$out"
-echo "== building into $out (twins: mpicc $CFLAGS)"
+echo "== building into $out (twins: $(mpi_cc) $CFLAGS)"
 go build -o "$out/heat2d" ./examples/heat2d &&
 	go build -o "$out/cg" ./examples/cg &&
-	mpicc $CFLAGS -o "$out/heat2d_c" examples/heat2d/c/heat2d.c -lm &&
-	mpicc $CFLAGS -o "$out/cg_c" examples/cg/c/cg.c -lm ||
+	$(mpi_cc) $CFLAGS -o "$out/heat2d_c" examples/heat2d/c/heat2d.c -lm &&
+	$(mpi_cc) $CFLAGS -o "$out/cg_c" examples/cg/c/cg.c -lm ||
 	{ echo "build failed" >&2; exit 1; }
 
 failed=0
@@ -141,7 +141,7 @@ done
 compare cg "cg n=$CG_N" $CG_ARGS
 
 echo
-echo "== summary (Go and C + MPI twin, $(mpirun --version 2>/dev/null | head -1), twins: $CFLAGS)"
+echo "== summary (Go and C + MPI twin, $($(mpi_launcher) --version 2>/dev/null | head -1), twins: $CFLAGS)"
 printf '%-14s %3s %9s %9s %6s   %s\n' program np "Go s" "C s" Go/C agreement
 printf '%s\n' "${rows[@]}"
 if [ "$failed" -gt 0 ]; then

@@ -2,18 +2,52 @@
 # mpirun command line every script uses, and the test scripts' step runner.
 # Source it; it defines functions and the step counters only.
 
-# ensure_mpi installs Open MPI (and pkg-config) from Debian when mpirun or
-# the ompi-c pkg-config entry is missing.
+# GOCOLL_MPI picks the MPI library every script builds against and runs
+# under: openmpi (the default) or mpich. gocoll_mpi prints it, or fails on
+# another value.
+gocoll_mpi() {
+	case ${GOCOLL_MPI:-openmpi} in
+	openmpi | mpich) echo "${GOCOLL_MPI:-openmpi}" ;;
+	*) echo "GOCOLL_MPI=$GOCOLL_MPI: want openmpi or mpich" >&2; return 1 ;;
+	esac
+}
+
+# ensure_mpi installs the MPI library GOCOLL_MPI names (and pkg-config)
+# from Debian when its launcher or its pkg-config entry is missing, and
+# exports GOFLAGS with the build tag that makes the binding link it (mpich;
+# Open MPI needs none), so that every go command after it builds for it.
 ensure_mpi() {
-	if command -v mpirun >/dev/null 2>&1 && pkg-config --exists ompi-c 2>/dev/null; then
+	local mpi pc launcher pkgs name
+	mpi=$(gocoll_mpi) || return 1
+	case $mpi in
+	openmpi) pc=ompi-c launcher=mpirun.openmpi pkgs="libopenmpi-dev openmpi-bin" name="Open MPI" ;;
+	mpich) pc=mpich launcher=mpirun.mpich pkgs="libmpich-dev mpich" name=MPICH ;;
+	esac
+	if [ "$mpi" = mpich ]; then
+		case " ${GOFLAGS:-} " in
+		*" -tags=mpich "*) ;;
+		*) export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=mpich" ;;
+		esac
+	fi
+	if command -v "$launcher" >/dev/null 2>&1 && pkg-config --exists "$pc" 2>/dev/null; then
 		return 0
 	fi
-	echo "== installing Open MPI (libopenmpi-dev openmpi-bin) with apt-get"
+	echo "== installing $name ($pkgs) with apt-get"
 	local sudo=""
 	[ "$(id -u)" -ne 0 ] && sudo="sudo"
 	$sudo apt-get update -qq &&
-		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libopenmpi-dev openmpi-bin pkg-config >/dev/null ||
-		{ echo "could not install Open MPI" >&2; return 1; }
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $pkgs pkg-config >/dev/null ||
+		{ echo "could not install $name" >&2; return 1; }
+}
+
+# mpi_launcher prints the launcher of the MPI GOCOLL_MPI names: Debian
+# installs both side by side, so the plain mpirun may be the other one's.
+mpi_launcher() {
+	case $(gocoll_mpi) in
+	openmpi) command -v mpirun.openmpi || echo mpirun ;;
+	mpich) command -v mpirun.mpich || command -v mpiexec.hydra || echo mpiexec ;;
+	*) return 1 ;;
+	esac
 }
 
 # ensure_go checks for the Go toolchain (the machine image provides it).
@@ -25,13 +59,32 @@ ensure_go() {
 	export PATH="$PATH:$(go env GOPATH)/bin"
 }
 
-# mpirun_cmd NP prints the mpirun command line for NP ranks: oversubscribed
-# (ranks may exceed cores), unbound (so the Go runtime sees every core for its
-# progress goroutines) and allowed as root.
+# mpi_cc prints the C compiler wrapper of the MPI GOCOLL_MPI names (for
+# the C twins and baselines), for the same reason.
+mpi_cc() {
+	case $(gocoll_mpi) in
+	openmpi) command -v mpicc.openmpi || echo mpicc ;;
+	mpich) command -v mpicc.mpich || echo mpicc ;;
+	*) return 1 ;;
+	esac
+}
+
+# mpirun_cmd NP prints the launch command line for NP ranks of the MPI
+# GOCOLL_MPI names: oversubscribed (ranks may exceed cores), unbound (so the
+# Go runtime sees every core for its progress goroutines) and, for Open MPI,
+# allowed as root. MPICH's launcher (Hydra) oversubscribes and runs as root
+# unasked.
 mpirun_cmd() {
-	local root=""
-	[ "$(id -u)" -eq 0 ] && root="--allow-run-as-root"
-	echo "mpirun $root --oversubscribe --bind-to none -np $1"
+	local launcher
+	launcher=$(mpi_launcher) || return 1
+	case $(gocoll_mpi) in
+	openmpi)
+		local root=""
+		[ "$(id -u)" -eq 0 ] && root="--allow-run-as-root"
+		echo "$launcher $root --oversubscribe --bind-to none -np $1"
+		;;
+	mpich) echo "$launcher -bind-to none -np $1" ;;
+	esac
 }
 
 # ensure_fortran installs gfortran and OpenCoarrays (Open MPI flavour: the

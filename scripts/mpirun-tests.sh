@@ -3,8 +3,9 @@
 # (MPI packages run as singletons there, the collective engine on the
 # in-process conduit), then each MPI test binary under real mpirun at several
 # rank counts, and the Fortran coarray test programs on gocoll's gfortran
-# runtime at np 1..4. Installs Open MPI, gfortran and OpenCoarrays when
-# missing. Ends with "N passed, N failed"
+# runtime at np 1..4. GOCOLL_MPI picks the MPI: openmpi (default) or mpich
+# (see scripts/lib.sh); GOCOLL_NPS the rank counts. Installs that MPI,
+# gfortran and OpenCoarrays when missing. Ends with "N passed, N failed"
 # and exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")/.."
@@ -12,6 +13,7 @@ cd "$(dirname "$0")/.."
 ensure_go || exit 1
 ensure_mpi || exit 1
 ensure_fortran || exit 1
+echo "== $(gocoll_mpi): $(mpirun_cmd N)${GOFLAGS:+, GOFLAGS=$GOFLAGS}"
 
 NPS=${GOCOLL_NPS:-"1 2 3 4 8"}
 STATICCHECK_VERSION=v0.8.2

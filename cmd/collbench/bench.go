@@ -24,6 +24,8 @@ type bench struct {
 	status   [1]byte     // the release of the images-per-node rows (measureImages)
 	// the buffers of the aggregate rows' members (aggregate.go)
 	aggDst, aggSrc [][]byte
+	window         []*mpi.Request // the Stream row's requests (goStream)
+	streamAt       int64          // the Stream row's messages so far, Go and C loops (goStream)
 
 	ms0, ms1 runtime.MemStats
 }
@@ -285,6 +287,11 @@ func run(cfg config, c *mpi.Comm, out, csv io.Writer) (err error) {
 		t.imagesTable(imagesRatios(entries(b), rows, b.np), b.np)
 		if err := t.flush(); err != nil {
 			return err
+		}
+		if cfg.model {
+			if err := printModel(out, rows, b.np); err != nil {
+				return fmt.Errorf("--model: %w", err)
+			}
 		}
 		if cfg.plot != "" {
 			return writePlots(cfg.plot, rows, b.np)

@@ -1,14 +1,16 @@
 package main
 
 /*
-#cgo pkg-config: ompi-c
 #include "cloop.h"
 */
 import "C"
 
 import (
 	"fmt"
+	"strings"
 	"unsafe"
+
+	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
 // The C loops: one cgo call per timed loop, on the same buffers as the Go
@@ -28,15 +30,21 @@ func cErr(op string, rc C.int) error {
 	return fmt.Errorf("in the C loop: %s: %s (MPI error code %d)", op, C.GoString(&buf[0]), int(rc))
 }
 
-// libraryVersion is the first line of MPI_Get_library_version.
+// libraryVersion is the MPI library's name and version: the first line of
+// MPI_Get_library_version up to a comma, blanks folded ("Open MPI v4.1.4",
+// "MPICH Version: 4.0.2").
 func libraryVersion() string {
-	var buf [256]C.char
-	C.cb_library_version(&buf[0], C.int(len(buf)))
-	return C.GoString(&buf[0])
+	v, _, _ := strings.Cut(mpi.LibraryVersion(), "\n")
+	v, _, _ = strings.Cut(v, ",")
+	return strings.Join(strings.Fields(v), " ")
 }
 
 func (b *bench) cPingPong(size, iters int) error {
 	return cErr("MPI_Send/MPI_Recv", C.cb_pingpong(C.int(b.rank), bytesPtr(b.sb), bytesPtr(b.rb), C.int(size), C.int(iters)))
+}
+
+func (b *bench) cStream(size, iters int) error {
+	return cErr("MPI_Isend/MPI_Irecv stream", C.cb_stream(C.int(b.rank), bytesPtr(b.sb), bytesPtr(b.rb), C.int(size), C.int(iters), (*C.longlong)(&b.streamAt)))
 }
 
 func (b *bench) cBarrier(_, iters int) error {

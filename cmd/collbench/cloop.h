@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 int cb_pingpong(int rank, const void *sbuf, void *rbuf, int n, int iters);
+int cb_stream(int rank, const void *sbuf, void *rbuf, int n, int iters, long long *at);
 int cb_barrier(int iters);
 int cb_bcast(void *buf, int n, int iters);
 int cb_reduce(const double *s, double *r, int n, int iters);
@@ -28,7 +29,5 @@ int cb_ialltoall(const void *s, void *r, int n, int iters);
 
 // cb_error_string writes MPI's description of code into buf (len bytes).
 void cb_error_string(int code, char *buf, int len);
-// cb_library_version writes the first line of MPI_Get_library_version.
-void cb_library_version(char *buf, int len);
 
 #endif

@@ -41,6 +41,7 @@ type config struct {
 	cpuProfile       string
 	progress         gsync.ProgressMode // gocoll's progress mode (--progress)
 	overlap          bool               // print the overlap table instead (--overlap, overlap.go)
+	model            bool               // --model: fit and print the LogGP model after the table (model.go)
 	plot             string             // --plot: the latency figure's PNG file (plot.go)
 	fromCSV          string             // --from-csv: plot this file's rows instead of measuring
 	quiet            bool               // --quiet: no status line
@@ -63,7 +64,9 @@ Run it under mpirun (it also runs as a singleton, np 1, without PingPong):
 
 (--allow-run-as-root only as root; --oversubscribe when ranks exceed cores;
 --bind-to none lets the Go runtime use every core.) scripts/collbench.sh does
-all of this; GOCOLL_NP sets the rank count.
+all of this; GOCOLL_NP sets the rank count. Built with -tags mpich it
+links MPICH instead of Open MPI: run it under mpirun.mpich -bind-to none
+(GOCOLL_MPI=mpich scripts/collbench.sh).
 
 Method (as the OSU micro-benchmarks): for each operation and size, warm-up
 iterations, a barrier, a timed loop of back-to-back calls; each rank's
@@ -75,7 +78,10 @@ and each keeps its fastest repetition, so that noise from other processes
 does not land on one side of the ratio only. Both yield to the Go scheduler
 every ~4 ms of a timed loop (see --yield).
 
-PingPong (ranks 0 and 1 only) reports half the round trip. Reductions use
+PingPong (ranks 0 and 1 only) reports half the round trip; Stream (ranks 0
+and 1) the time per message of a stream of them from rank 0 to rank 1, in
+windows of 64 nonblocking sends (OSU's osu_bw). --model fits a LogGP model
+to both and predicts gocoll's algorithms from it. Reductions use
 float64 and MPI_SUM on max(1, size/8) elements; data movement uses bytes,
 size bytes per block (per rank for Gather, Scatter, Allgather, Alltoall).
 Root is rank 0. Nonblocking operations are started and waited for in each
@@ -142,6 +148,7 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 		return fmt.Errorf("unknown progress mode %q", v)
 	})
 	fs.BoolVar(&cfg.overlap, "overlap", false, "measure how much of gocoll's and native MPI's non-blocking Broadcast and ReduceAll\noverlaps computation (OSU method; gocoll with a progress goroutine and with polling)\ninstead of the latency table")
+	fs.BoolVar(&cfg.model, "model", false, "fit a LogGP model (L, o, g, G) to the PingPong and Stream rows and print, after the\ntable, gocoll's measured rows against the model's prediction for this np and the predicted\nlatency of each algorithm for P = 2 .. 4096; without --ops it measures only the rows it needs")
 	fs.StringVar(&cfg.plot, "plot", "", "also draw the gocoll.* rows into `file`.png (latency by size, log-log, gocoll blocking and NB\nagainst native MPI) and file-ratios.png (gocoll over MPI, with the line at 1), on rank 0")
 	fs.StringVar(&cfg.fromCSV, "from-csv", "", "with --plot: draw the rows of an earlier run's --csv `file` instead of measuring (no MPI)")
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no status line on stderr (it shows only when stderr is a terminal)")
@@ -187,6 +194,9 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	}
 	if cfg.fromCSV != "" && cfg.plot == "" {
 		return cfg, errors.New("--from-csv needs --plot")
+	}
+	if cfg.model && *opsS == "all" {
+		*opsS = strings.Join(modelRows(), ",")
 	}
 	if cfg.ops, cfg.imagesT, err = parseOps(*opsS); err != nil {
 		return cfg, fmt.Errorf("--ops: %w", err)

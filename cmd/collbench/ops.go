@@ -40,6 +40,7 @@ func entries(b *bench) []entry {
 	pair := func(r int) bool { return r < 2 }
 	return append([]entry{
 		{name: "PingPong", sized: true, minRanks: 2, perIter: 2, active: pair, goLoop: b.goPingPong, cLoop: b.cPingPong},
+		{name: "Stream", sized: true, minRanks: 2, active: pair, goLoop: b.goStream, cLoop: b.cStream},
 		{name: "Barrier", goLoop: b.goBarrier, cLoop: b.cBarrier},
 		{name: "Bcast", sized: true, goLoop: b.goBcast, cLoop: b.cBcast},
 		{name: "Reduce", sized: true, goLoop: b.goReduce, cLoop: b.cReduce},
@@ -70,8 +71,10 @@ func opNames() []string {
 func elems(size int) int { return max(1, size/8) }
 
 const (
-	root    = 0
-	pingTag = 1 // tag of the ping-pong
+	root      = 0
+	pingTag   = 1  // tag of the ping-pong
+	streamTag = 2  // tag of the stream's messages, streamTag+1 of its reply
+	window    = 64 // messages of the stream between replies, CB_WINDOW in cloop.c
 )
 
 // The Go loops: each slices its buffers once, then only calls the binding.
@@ -96,6 +99,50 @@ func (b *bench) goPingPong(size, iters int) error {
 			if err := c.Send(s, 0, pingTag); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// goStream is the stream of cb_stream (see cloop.c): rank 0 sends iters
+// messages to rank 1, a window at a time, with a zero-byte reply after
+// each full window of the row.
+func (b *bench) goStream(size, iters int) error {
+	if b.rank > 1 {
+		return nil
+	}
+	c, s, r := b.comm, b.sb[:size], b.rb[:size]
+	if b.window == nil {
+		b.window = make([]*mpi.Request, window)
+	}
+	for iters > 0 {
+		w := b.window[:min(iters, window-int(b.streamAt%window))]
+		for j := range w {
+			var err error
+			if b.rank == 0 {
+				w[j], err = c.Isend(s, 1, streamTag)
+			} else {
+				w[j], err = c.Irecv(r, 0, streamTag)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if err := mpi.Waitall(w); err != nil {
+			return err
+		}
+		iters -= len(w)
+		if b.streamAt += int64(len(w)); b.streamAt%window != 0 {
+			continue
+		}
+		var err error
+		if b.rank == 0 {
+			_, err = c.Recv(r[:0], 1, streamTag+1)
+		} else {
+			err = c.Send(s[:0], 0, streamTag+1)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil

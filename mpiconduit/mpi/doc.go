@@ -1,7 +1,10 @@
 // Package mpi is gocoll's own Go binding of the MPI subset that gocoll
 // needs, and the only package of gocoll that uses cgo; it links Open MPI
-// found with `pkg-config ompi-c`. It imports nothing of gocoll; the
-// conduit built on it is package mpiconduit.
+// found with `pkg-config ompi-c`, or, with the build tag mpich, MPICH found
+// with `pkg-config mpich` (openmpi.go and mpich.go hold what differs:
+// how handles cross cgo, the environment set before Init; Library names
+// the one linked). It imports nothing of gocoll; the conduit built on it is
+// package mpiconduit.
 //
 // A process calls Init once, then any number of operations, then Finalize.
 //

@@ -1,4 +1,9 @@
 #include "gc.h"
+
+// MPICH's MPI_STATUSES_IGNORE is (MPI_Status *)1, which gcc 12 takes for an
+// array of size 0 and warns about at every call that passes it.
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#include <stdlib.h>
 #include <string.h>
 
 MPI_Comm gc_comm_world(void) { return MPI_COMM_WORLD; }
@@ -84,7 +89,29 @@ void gc_fill_status(MPI_Status *s, MPI_Datatype dt, gc_status *out) {
 	out->count = (long long)n;
 }
 
-_Static_assert(sizeof(MPI_Request) == sizeof(uintptr_t), "request handles are held as uintptr_t");
+_Static_assert(sizeof(MPI_Request) <= sizeof(uintptr_t), "request handles fit in uintptr_t");
+
+// Arrays of request handles are held as uintptr_t. Open MPI's handles are
+// pointers, as wide: MPI works on the array in place. MPICH's are ints: the
+// array is copied to MPI_Request around the call (on the stack up to
+// GC_REQS_STACK handles), and back, since MPI sets completed ones to null.
+#define GC_REQS_STACK 64
+#define GC_REQS_IN_PLACE (sizeof(MPI_Request) == sizeof(uintptr_t))
+
+// reqs_in returns rs as MPI_Request *, NULL when memory ran out.
+static MPI_Request *reqs_in(int n, uintptr_t *rs, MPI_Request *stack) {
+	if (GC_REQS_IN_PLACE) return (MPI_Request *)rs;
+	MPI_Request *q = n <= GC_REQS_STACK ? stack : malloc((size_t)n * sizeof *q);
+	if (q == NULL) return NULL;
+	for (int i = 0; i < n; i++) q[i] = (MPI_Request)rs[i];
+	return q;
+}
+
+static void reqs_out(int n, uintptr_t *rs, MPI_Request *q, MPI_Request *stack) {
+	if (GC_REQS_IN_PLACE) return;
+	for (int i = 0; i < n; i++) rs[i] = (uintptr_t)q[i];
+	if (q != stack) free(q);
+}
 
 uintptr_t gc_request_null_h(void) { return (uintptr_t)MPI_REQUEST_NULL; }
 
@@ -177,22 +204,37 @@ int gc_cancel(uintptr_t h) {
 
 gc_result gc_testall(int n, uintptr_t *rs) {
 	gc_result r = {0};
-	r.rc = MPI_Testall(n, (MPI_Request *)rs, &r.flag, MPI_STATUSES_IGNORE);
+	MPI_Request stack[GC_REQS_STACK], *q = reqs_in(n, rs, stack);
+	if (q == NULL) return (gc_result){.rc = MPI_ERR_NO_MEM};
+	r.rc = MPI_Testall(n, q, &r.flag, MPI_STATUSES_IGNORE);
+	reqs_out(n, rs, q, stack);
 	return r;
 }
 
-int gc_waitall(int n, uintptr_t *rs) { return MPI_Waitall(n, (MPI_Request *)rs, MPI_STATUSES_IGNORE); }
+int gc_waitall(int n, uintptr_t *rs) {
+	MPI_Request stack[GC_REQS_STACK], *q = reqs_in(n, rs, stack);
+	if (q == NULL) return MPI_ERR_NO_MEM;
+	int rc = MPI_Waitall(n, q, MPI_STATUSES_IGNORE);
+	reqs_out(n, rs, q, stack);
+	return rc;
+}
 
 gc_result gc_testany(int n, uintptr_t *rs) {
 	gc_result r = {0};
 	MPI_Status s;
-	r.rc = MPI_Testany(n, (MPI_Request *)rs, &r.index, &r.flag, &s);
+	MPI_Request stack[GC_REQS_STACK], *q = reqs_in(n, rs, stack);
+	if (q == NULL) return (gc_result){.rc = MPI_ERR_NO_MEM};
+	r.rc = MPI_Testany(n, q, &r.index, &r.flag, &s);
+	reqs_out(n, rs, q, stack);
 	if (r.rc == MPI_SUCCESS && r.flag && r.index != MPI_UNDEFINED) gc_fill_status(&s, MPI_BYTE, &r.st);
 	return r;
 }
 
 gc_result gc_testsome(int n, uintptr_t *rs, int *indices) {
 	gc_result r = {0};
-	r.rc = MPI_Testsome(n, (MPI_Request *)rs, &r.flag, indices, MPI_STATUSES_IGNORE);
+	MPI_Request stack[GC_REQS_STACK], *q = reqs_in(n, rs, stack);
+	if (q == NULL) return (gc_result){.rc = MPI_ERR_NO_MEM};
+	r.rc = MPI_Testsome(n, q, &r.flag, indices, MPI_STATUSES_IGNORE);
+	reqs_out(n, rs, q, stack);
 	return r;
 }

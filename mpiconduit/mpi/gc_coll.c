@@ -1,3 +1,5 @@
+#include <stdlib.h>
+#include <string.h>
 #include "gc_coll.h"
 #include "_cgo_export.h"
 
@@ -20,6 +22,20 @@ gc_start gc_ibcast(char *b, int n, uintptr_t dt, int root, uintptr_t c) {
 gc_start gc_ibarrier(uintptr_t c) { GC_START(MPI_Ibarrier, GC_COMM(c)); }
 
 int gc_reduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, int root, uintptr_t c, int in_place) {
+#ifdef MPICH_VERSION
+	// MPICH 4.0.2's device-level MPI_Reduce crashes (SIGSEGV) with
+	// MPI_IN_PLACE at a root other than rank 0 from a few KiB on; with a
+	// separate send buffer it does not. The root's data goes through a copy.
+	MPI_Aint lb, extent;
+	if (in_place && root != 0 && n > 0 && MPI_Type_get_extent(GC_TYPE(dt), &lb, &extent) == MPI_SUCCESS) {
+		char *tmp = malloc((size_t)n * (size_t)extent);
+		if (tmp == NULL) return MPI_ERR_NO_MEM;
+		memcpy(tmp, r, (size_t)n * (size_t)extent);
+		int rc = MPI_Reduce(tmp, r, n, GC_TYPE(dt), GC_OP(op), root, GC_COMM(c));
+		free(tmp);
+		return rc;
+	}
+#endif
 	return MPI_Reduce(gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), root, GC_COMM(c));
 }
 gc_start gc_ireduce(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, int root, uintptr_t c,

@@ -3,6 +3,12 @@
 #include "gc_win.h"
 
 int gc_win_allocate(MPI_Aint size, int disp_unit, MPI_Comm c, void **base, MPI_Win *w) {
+#ifdef MPICH_VERSION
+	// MPICH 4.0.2 places a rank's part of a window within one node at
+	// another offset than its peers' puts and gets reach when the sizes are
+	// not multiples of 16 bytes: the part is allocated rounded up to 16.
+	size = (size + 15) / 16 * 16;
+#endif
 	return MPI_Win_allocate(size, disp_unit, MPI_INFO_NULL, c, base, w);
 }
 

@@ -52,6 +52,8 @@ func TestHotPathAllocs(t *testing.T) {
 	c := Self()
 	s, r := make([]float64, 1), make([]float64, 1)
 	b, rb := make([]byte, 8), make([]byte, 8)
+	pair := &selfPair{via: NewBounce(8)}
+	defer pair.via.Free()
 	for _, tc := range []struct {
 		name string
 		max  float64
@@ -59,12 +61,14 @@ func TestHotPathAllocs(t *testing.T) {
 	}{
 		{"Allreduce", 0, func() error { return Allreduce(c, s, r, OpSum) }},
 		{"Bcast", 0, func() error { return c.Bcast(b, 0) }},
+		// MPI_Send to oneself may wait for the matching receive (MPICH's
+		// does), and MPI_Recv for the send: the other side of each is a
+		// nonblocking call of the batched layer, which allocates nothing.
 		{"Send+Recv", 0, func() error {
-			if err := c.Send(b, 0, 3); err != nil {
+			if err := pair.run(c, rb, 3, false, func() error { return c.Send(b, 0, 3) }); err != nil {
 				return err
 			}
-			_, err := c.Recv(rb, 0, 3)
-			return err
+			return pair.run(c, b, 4, true, func() error { _, err := c.Recv(rb, 0, 4); return err })
 		}},
 		{"Iallreduce+Wait", 1, func() error {
 			req, err := Iallreduce(c, s, r, OpSum)
@@ -86,11 +90,52 @@ func TestHotPathAllocs(t *testing.T) {
 	}
 }
 
+// selfPair is the nonblocking half of a transfer to oneself, made once
+// (cgo arguments escape: the handle table allocated per call would count).
+type selfPair struct {
+	via Bounce
+	hs  [1]Handle
+	idx [1]int32
+}
+
+// run starts the nonblocking half on c (a receive into b, or a send of b
+// when send is set, through via), runs the blocking half, and waits for the
+// nonblocking one.
+func (p *selfPair) run(c *Comm, b []byte, tag int, send bool, blocking func() error) error {
+	var done bool
+	var err error
+	if send {
+		p.hs[0], done, err = c.IsendBounce(b, p.via, 0, tag)
+	} else {
+		p.hs[0], done, err = c.IrecvBounce(b, p.via, 0, tag)
+	}
+	if err != nil {
+		return err
+	}
+	if err := blocking(); err != nil {
+		return err
+	}
+	for !done {
+		n, err := TestsomeHandles(p.hs[:], p.idx[:])
+		if err != nil {
+			return err
+		}
+		done = n == 1
+	}
+	if !send {
+		copy(b, p.via.Bytes(len(b)))
+	}
+	return nil
+}
+
 // Benchmarks of the binding's per-call cost on MPI_COMM_SELF, where MPI does
 // almost nothing: what they measure is mostly the Go side and the cgo call.
 // Run with `go test -run '^$' -bench . ./mpiconduit/mpi` (an MPI singleton).
 
 func BenchmarkSelfSendRecv(b *testing.B) {
+	if Library == "mpich" {
+		b.Skip("MPICH's MPI_Send to oneself waits for the receive (legal MPI): see BenchmarkSelfIsendIrecv")
+	}
 	c, s, r := Self(), make([]byte, 8), make([]byte, 8)
 	b.ReportAllocs()
 	for b.Loop() {

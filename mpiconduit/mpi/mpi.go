@@ -1,8 +1,8 @@
 package mpi
 
 /*
-#cgo pkg-config: ompi-c
 #include "gc.h"
+#include "gc_win.h"
 */
 import "C"
 
@@ -88,10 +88,13 @@ func Init(level ThreadLevel) (ThreadLevel, error) {
 		}
 		return 0, misuse(ErrInitialized, "Init", "Init was already called")
 	}
-	// Open MPI's stack-trace signal handlers would replace the Go runtime's
-	// SIGSEGV/SIGBUS handlers and turn recoverable Go panics into aborts.
-	if _, set := os.LookupEnv("OMPI_MCA_opal_signal"); !set {
-		os.Setenv("OMPI_MCA_opal_signal", "")
+	// The library's stack-trace signal handlers would replace the Go
+	// runtime's SIGSEGV/SIGBUS handlers and turn recoverable Go panics into
+	// aborts: each library's file names the variable that turns them off.
+	for k, v := range libraryEnv {
+		if _, set := os.LookupEnv(k); !set {
+			os.Setenv(k, v)
+		}
 	}
 	var prov C.int
 	if err := mpiErr("MPI_Init_thread", C.MPI_Init_thread(nil, nil, C.int(level), &prov)); err != nil {
@@ -142,6 +145,15 @@ func Provided() ThreadLevel { return provided }
 
 // TagUB is MPI_TAG_UB, the largest valid tag.
 func TagUB() int { return tagUB }
+
+// LibraryVersion is MPI_Get_library_version's string, which names the MPI
+// library and its version ("Open MPI v4.1.4, ...", "MPICH Version: 4.0.2 ...").
+// It may be called before Init.
+func LibraryVersion() string {
+	var b [C.MPI_MAX_LIBRARY_VERSION_STRING + 1]C.char
+	C.gc_library_version(&b[0], C.int(len(b)))
+	return C.GoString(&b[0])
+}
 
 // Wtime is MPI_Wtime: seconds since an arbitrary time in the past.
 func Wtime() float64 { return float64(C.MPI_Wtime()) }

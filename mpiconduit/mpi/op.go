@@ -30,10 +30,10 @@ func (o Op) String() string {
 	return o.name
 }
 
-// handle is the MPI_Op, or nil for the zero Op.
+// handle is the MPI_Op, or MPI_OP_NULL for the zero Op.
 func (o Op) handle() C.MPI_Op {
 	if o.opInfo == nil {
-		return nil
+		return C.gc_op_null()
 	}
 	return o.h
 }

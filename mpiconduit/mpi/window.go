@@ -246,10 +246,8 @@ func casCrashes(osc string, c *Comm) (bool, error) {
 	if osc != "rdma" {
 		return false, nil
 	}
-	var b [C.MPI_MAX_LIBRARY_VERSION_STRING + 1]C.char
-	C.gc_library_version(&b[0], C.int(len(b)))
 	var major int
-	if _, err := fmt.Sscanf(C.GoString(&b[0]), "Open MPI v%d.", &major); err != nil || major > 4 {
+	if _, err := fmt.Sscanf(LibraryVersion(), "Open MPI v%d.", &major); err != nil || major > 4 {
 		return false, nil
 	}
 	var one C.int
@@ -265,7 +263,7 @@ func casCrashes(osc string, c *Comm) (bool, error) {
 func winErr(op string, c *Comm, rc C.int) error {
 	err := mpiErr(op, rc)
 	var e *Error
-	if !errors.As(err, &e) || e.Class != ClassWin {
+	if !errors.As(err, &e) || e.Class != ClassWin || Library != "openmpi" {
 		return err
 	}
 	var b [256]C.char
@@ -302,7 +300,7 @@ func oscAllows(param, name string) bool {
 }
 
 // hv is the window's handle as a cgo argument (see gc.h).
-func (w *Win) hv() C.uintptr_t { return C.uintptr_t(uintptr(unsafe.Pointer(w.h))) }
+func (w *Win) hv() C.uintptr_t { return hWin(w.h) }
 
 // check is the common misuse check of every window operation.
 func (w *Win) check(op string) error {
@@ -438,7 +436,7 @@ func (w *Win) rma(op string, target, disp, nbytes int, call func() C.int, ptrs .
 }
 
 func checkOp(op string, o Op) error {
-	if o.handle() == nil || o.user != 0 {
+	if o.opInfo == nil || o.user != 0 {
 		return misuse(ErrArg, op, "one-sided accumulation needs a predefined operator, not %q", o.String())
 	}
 	return nil
@@ -561,7 +559,7 @@ func GetAccumulate[T Element](w *Win, origin, result []T, target, disp int, op O
 // originFor is the origin of a GetAccumulate whose result is r: as long as r,
 // or empty for OpNoOp, whose origin MPI ignores.
 func originFor(name string, isNil bool, mk func() (buf, error), r buf, op Op) (buf, error) {
-	if isNil && op.handle() != nil && op.h == OpNoOp.h {
+	if isNil && op.opInfo != nil && op.h == OpNoOp.h {
 		return buf{n: 0, dt: r.dt}, nil
 	}
 	o, err := mk()

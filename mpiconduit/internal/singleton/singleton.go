@@ -7,8 +7,14 @@ package singleton
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 )
+
+// launcherVars are the prefixes of the variables the launchers set for
+// their ranks: Open MPI's mpirun (OMPI_, PMIX_, ORTE_, OPAL_) and MPICH's
+// Hydra (PMI_, MPI_LOCALRANKID, MPI_LOCALNRANKS).
+var launcherVars = []string{"OMPI_", "PMIX_", "ORTE_", "OPAL_", "PMI_", "MPI_LOCALRANKID=", "MPI_LOCALNRANKS="}
 
 // Command runs this test binary with args as a new MPI singleton, with the
 // environment of this process less what mpirun set for its ranks (so that
@@ -16,8 +22,7 @@ import (
 func Command(args []string, env ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "OMPI_") && !strings.HasPrefix(kv, "PMIX_") &&
-			!strings.HasPrefix(kv, "ORTE_") && !strings.HasPrefix(kv, "OPAL_") {
+		if !slices.ContainsFunc(launcherVars, func(p string) bool { return strings.HasPrefix(kv, p) }) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
