@@ -92,10 +92,12 @@ type teamNode struct {
 }
 
 // nextTagBase is the tag base of the team's next operation, taken in
-// initiation order.
+// initiation order. Its bits from 32 up hold the rest of the sequence
+// number, for the message headers (wire.go: seqOf); wireTag leaves them
+// out of the tags.
 func (tn *teamNode) nextTagBase() int {
 	seq := tn.seq.Add(1) - 1
-	return max(tn.ctx, 0)<<(seqBits+subBits) | int(seq&(1<<seqBits-1))<<subBits
+	return int(seq>>seqBits)<<32 | max(tn.ctx, 0)<<(seqBits+subBits) | int(seq&(1<<seqBits-1))<<subBits
 }
 
 // count adds d to the team's unfinished operations, which Destroy waits

@@ -158,7 +158,7 @@ func (o *schedOp) postSeg() error {
 	s := o.seg
 	for j := range s.xs {
 		x := &s.xs[j]
-		x.tag = o.tagBase | x.tag
+		x.tag = wireTag(o.tagBase, x.tag)
 		tok := gsync.Token(o.slot, o.idxBase+auxIdx+uint32(j))
 		ctlTag := x.tag | subCtl
 		var done bool
