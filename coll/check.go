@@ -171,3 +171,68 @@ func (l Layout) String() string { return fmt.Sprintf("{%d,%d}", l.BlockSize, l.O
 func mismatchErr(a int, sa *callSig, b int, sb *callSig) error {
 	return fmt.Errorf("%w (%s): image %d called %v; image %d called %v", ErrMismatch, sa.differs(sb), a, *sa, b, *sb)
 }
+
+// subAgree is where the agreement's sub-tags start: above the one-sided
+// path's (segment.go), below the prefix redistribution's (subReblock).
+const subAgree = 128
+
+// checking reports whether collectives on tn agree on their arguments
+// first: in checked mode, where the team spans nodes (a node's own images
+// agree already: ErrArgsDiffer).
+func (n *node) checking(tn *teamNode) bool { return n.opts.Check && !tn.local }
+
+// agreeOn runs, in checked mode, the agreement on call c's arguments
+// among the team's nodes under the call's tag base, and waits for it. The
+// error, if any, is the same on every node: the first node rank whose
+// signature differs from node rank 0's, against node rank 0's.
+func (n *node) agreeOn(tn *teamNode, c *call, base int) error {
+	if !n.checking(tn) {
+		return nil
+	}
+	s := sigOf(&c.key)
+	s.seq = seqOf(base)
+	g := n.geom(tn, sigSize)
+	mine, all := make([]byte, sigSize), make([]byte, g.P*sigSize)
+	s.encode(mine)
+	h, err := n.eng.Start(agreeOp(n, tn, g, mine, all, base))
+	if err == nil {
+		err = wait(h, nil)
+	}
+	if err != nil {
+		return err
+	}
+	t := tn.team
+	for q := 1; q < g.P; q++ {
+		if string(all[q*sigSize:(q+1)*sigSize]) != string(all[:sigSize]) {
+			s0, sq := decodeSig(all[:sigSize]), decodeSig(all[q*sigSize:(q+1)*sigSize])
+			return mismatchErr(t.Image(t.Members(0)[0]), &s0, t.Image(t.Members(q)[0]), &sq)
+		}
+	}
+	return nil
+}
+
+// agreeOp gathers every node's signature (mine) into all, one block per
+// node rank, on the sub-tags from subAgree of tag base base.
+func agreeOp(n *node, tn *teamNode, g geom, mine, all []byte, base int) *schedOp {
+	po := make([]int, g.P+1)
+	for q := range po {
+		po[q] = q
+	}
+	algo := n.gatherAllAlgo(g.P)
+	if g.P > 1<<14 { // dissemination's sub-tags would reach subReblock
+		algo = GatherAllExchange
+	}
+	rs := gatherAllRounds(g, algo, all, true, po, [][]byte{mine}) // client: synced once all is filled
+	for r := range rs {
+		for i := range rs[r].sends {
+			rs[r].sends[i].sub += subAgree
+		}
+		for i := range rs[r].recvs {
+			rs[r].recvs[i].sub += subAgree
+		}
+	}
+	key := planKey{kind: kGatherAll, team: tn.team, f: gsync.InNoSync | gsync.OutMySync | gsync.Local, n: sigSize}
+	op := newRawOp(n, tn, key, rs, gsync.OutMySync, nil, base)
+	op.preset = true
+	return op
+}

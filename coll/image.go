@@ -34,6 +34,12 @@ type Options struct {
 	// the SrcInSegment and DstInSegment flags name. 0: no segment. The
 	// conduit must implement OneSided.
 	SegmentSize int
+	// Check turns on checked mode: before a collective moves data, its
+	// images agree on its arguments, and a disagreement is ErrMismatch on
+	// every image of the team (check.go). GOCOLL_CHECK=1 in the
+	// environment turns it on too (Init sets it before the nodes agree on
+	// their options, so every node must have it alike).
+	Check bool
 }
 
 // GatherAllAlgo names a gather_all algorithm.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"os"
 	stdsync "sync"
 	"sync/atomic"
 	"time"
@@ -130,6 +131,9 @@ func Init(c Conduit, table *images.Table, myImage int, fns []reducefn.Entry, fla
 	}
 	if flags != 0 {
 		return nil, fmt.Errorf("%w: got %#x", ErrInitFlags, uint32(flags))
+	}
+	if os.Getenv("GOCOLL_CHECK") == "1" {
+		opts.Check = true
 	}
 	if table == nil {
 		table = images.OnePerNode(c.Nodes())
