@@ -163,10 +163,12 @@ func (o *schedOp) reset() {
 	}
 }
 
-// Retire implements sync.Op: a cached schedule becomes idle, ready to run again.
+// Retire implements sync.Op: a cached schedule becomes idle, ready to run
+// again, unless it failed with transfers outstanding (a receive of that
+// run may still land in its buffers), so it stays out of use.
 func (o *schedOp) Retire() {
 	o.countFinished(true)
-	if o.cached {
+	if o.cached && o.left == 0 {
 		o.idle.Store(true)
 	}
 }
