@@ -8,6 +8,7 @@ import (
 
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/coll/colltest"
+	gsync "github.com/gocoll/gocoll/sync"
 )
 
 // TestMismatchMatrix runs the disagreement matrix in process at 2, 3 and
@@ -20,22 +21,41 @@ func TestMismatchMatrix(t *testing.T) {
 			for _, c := range colltest.Mismatches() {
 				t.Run(fmt.Sprintf("checked=%v/P=%d/%s", checked, P, c.Name), func(t *testing.T) {
 					t.Parallel()
-					runMismatch(t, P, c, checked)
+					per := make([]int, P)
+					for i := range per {
+						per[i] = 1
+					}
+					runMismatch(t, per, 0, c, checked)
 				})
 			}
 		}
 	}
 }
 
-func runMismatch(t *testing.T, P int, c colltest.Mismatch, checked bool) {
-	per := make([]int, P)
-	for i := range per {
-		per[i] = 1
+// TestMismatchImages: the matrix with two images per node calling with
+// AllThreads (the last node's both deviant), where checked mode agrees
+// on the arguments once the node's last image arrived.
+func TestMismatchImages(t *testing.T) {
+	for _, checked := range []bool{true, false} {
+		for _, c := range colltest.Mismatches() {
+			t.Run(fmt.Sprintf("checked=%v/%s", checked, c.Name), func(t *testing.T) {
+				t.Parallel()
+				runMismatch(t, []int{2, 2, 2}, gsync.AllThreads, c, checked)
+			})
+		}
 	}
-	outs := make([]colltest.Outcome, P)
+}
+
+func runMismatch(t *testing.T, per []int, extra gsync.Flags, c colltest.Mismatch, checked bool) {
+	P := len(per)
+	n := 0
+	for _, k := range per {
+		n += k
+	}
+	outs := make([]colltest.Outcome, n)
 	w := colltest.NewWorld(P, colltest.Options{MaxDelay: 50 * time.Microsecond, Seed: uint64(P)})
 	err := w.RunImages(per, coll.Options{Check: checked}, colltest.MismatchFns, 10*time.Second, func(im *coll.Image, _ *colltest.Node) error {
-		o := colltest.RunMismatch(im, c, 2*time.Second)
+		o := colltest.RunMismatch(im, c, 2*time.Second, extra)
 		outs[im.ImageNum()] = o
 		return colltest.CheckMismatch(o, checked)
 	})
@@ -43,7 +63,7 @@ func runMismatch(t *testing.T, P int, c colltest.Mismatch, checked bool) {
 		t.Fatal(err)
 	}
 	for i, o := range outs {
-		if !checked || (i == 0 && P == 2) {
+		if !checked || (i == 0 && n == 2) {
 			t.Logf("image %d: %v", i, o)
 		}
 	}

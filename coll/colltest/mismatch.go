@@ -16,7 +16,7 @@ import (
 // The disagreement matrix: collectives whose arguments differ across
 // images (issue 11), one argument at a time: kind, root, size, element
 // size, element count, sync flags, addressing, function and layout. In
-// every case the last image calls differently from the others. Each image
+// every case the images of the last node call differently from the others. Each image
 // checks what it got against what its own call promises (as if every
 // image had called like it): with checked mode every image must get
 // coll.ErrMismatch; without it, no image may succeed with wrong data.
@@ -31,7 +31,7 @@ type Mismatch struct {
 	// call starts this image's collective (deviant: it is the image that
 	// calls differently) and returns its handle, and a check of its
 	// destination once synced.
-	call func(im *coll.Image, deviant bool) (gsync.Handle, func() error, error)
+	call func(im *coll.Image, deviant bool, extra gsync.Flags) (gsync.Handle, func() error, error)
 }
 
 // Outcome is what one image saw in a case.
@@ -53,10 +53,24 @@ func (o Outcome) String() string {
 	return "success, right data"
 }
 
-// RunMismatch runs case c on this image (the last image of TeamAll being
-// the deviant one) and waits up to wait for its result.
-func RunMismatch(im *coll.Image, c Mismatch, wait time.Duration) Outcome {
-	h, check, err := c.call(im, im.ImageNum() == im.Images()-1)
+// RunMismatch runs case c on this image, with flags extra added to every
+// call's (AllThreads where nodes host several images); the images of the
+// last node are the deviant ones. It waits up to wait for the result; an
+// initiation that does not return within it counts as hung too (its
+// goroutine is left behind).
+func RunMismatch(im *coll.Image, c Mismatch, wait time.Duration, extra gsync.Flags) Outcome {
+	done := make(chan Outcome, 1)
+	go func() { done <- runMismatch(im, c, wait, extra) }()
+	select {
+	case o := <-done:
+		return o
+	case <-time.After(wait + time.Second):
+		return Outcome{Err: errors.New("the initiation did not return"), Hung: true}
+	}
+}
+
+func runMismatch(im *coll.Image, c Mismatch, wait time.Duration, extra gsync.Flags) Outcome {
+	h, check, err := c.call(im, im.Node() == im.Table().Nodes()-1, extra)
 	if err != nil {
 		return Outcome{Err: err}
 	}
@@ -117,8 +131,9 @@ type mvArgs struct {
 	f       gsync.Flags
 }
 
-func (a mvArgs) start(im *coll.Image) (gsync.Handle, func() error, error) {
+func (a mvArgs) start(im *coll.Image, extra gsync.Flags) (gsync.Handle, func() error, error) {
 	t, me, P := im.TeamAll(), im.ImageNum(), im.Images()
+	a.f |= extra
 	switch a.kind {
 	case "gather":
 		src, dst := mmSrc(me, a.n), mmDst(a.n*P)
@@ -151,7 +166,7 @@ type redArgs struct {
 	layout        coll.Layout
 }
 
-func (a redArgs) start(im *coll.Image) (gsync.Handle, func() error, error) {
+func (a redArgs) start(im *coll.Image, extra gsync.Flags) (gsync.Handle, func() error, error) {
 	t, me, P := im.TeamAll(), im.ImageNum(), im.Images()
 	k := a.count / P // elements per image (the cases keep count a multiple of P)
 	src := make([]byte, k*a.es)
@@ -159,7 +174,7 @@ func (a redArgs) start(im *coll.Image) (gsync.Handle, func() error, error) {
 		binary.LittleEndian.PutUint64(src[i:], uint64(me+1))
 	}
 	dst := mmDst(a.es)
-	h, err := im.ReduceAllNB(t, dst, src, a.layout, a.es, a.count, a.fn, 0, mmMy)
+	h, err := im.ReduceAllNB(t, dst, src, a.layout, a.es, a.count, a.fn, 0, mmMy|extra)
 	return h, func() error {
 		var w uint64
 		for p := range P {
@@ -179,21 +194,21 @@ func (a redArgs) start(im *coll.Image) (gsync.Handle, func() error, error) {
 
 // mvCase: everyone calls base, the deviant image dev.
 func mvCase(name string, base, dev mvArgs) Mismatch {
-	return Mismatch{name, func(im *coll.Image, deviant bool) (gsync.Handle, func() error, error) {
+	return Mismatch{name, func(im *coll.Image, deviant bool, extra gsync.Flags) (gsync.Handle, func() error, error) {
 		if deviant {
-			return dev.start(im)
+			return dev.start(im, extra)
 		}
-		return base.start(im)
+		return base.start(im, extra)
 	}}
 }
 
 // redCase: count and layouts are functions of P.
 func redCase(name string, base, dev func(P int) redArgs) Mismatch {
-	return Mismatch{name, func(im *coll.Image, deviant bool) (gsync.Handle, func() error, error) {
+	return Mismatch{name, func(im *coll.Image, deviant bool, extra gsync.Flags) (gsync.Handle, func() error, error) {
 		if deviant {
-			return dev(im.Images()).start(im)
+			return dev(im.Images()).start(im, extra)
 		}
-		return base(im.Images()).start(im)
+		return base(im.Images()).start(im, extra)
 	}}
 }
 

@@ -33,7 +33,7 @@ func TestMismatchMPI(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				o := colltest.RunMismatch(im, c, 3*time.Second)
+				o := colltest.RunMismatch(im, c, 3*time.Second, 0)
 				if err := colltest.CheckMismatch(o, checked); err != nil {
 					t.Fatalf("rank %d of %d: %v", w.Rank(), w.Size(), err)
 				}
