@@ -58,16 +58,9 @@ func (o *schedOp) setupWire() {
 		send      bool
 	}
 	seen := map[pk]int{}
-	for r := range o.rounds {
-		for _, x := range o.rounds[r].recvs {
-			seen[pk{x.peer, x.sub, false}]++
-		}
-		for _, x := range o.rounds[r].sends {
-			seen[pk{x.peer, x.sub, true}]++
-		}
-	}
+	o.eachXfer(func(x xfer, send bool) { seen[pk{x.peer, x.sub, send}]++ })
 	o.wire = make([]wireX, 0, len(o.items))
-	add := func(x xfer, send bool) {
+	o.eachXfer(func(x xfer, send bool) {
 		wx := wireX{peer: x.peer, sub: x.sub, buf: x.buf}
 		switch n := len(x.buf); {
 		case n == 0:
@@ -77,15 +70,20 @@ func (o *schedOp) setupWire() {
 			wx.w = make([]byte, hdrSize)
 		}
 		o.wire = append(o.wire, wx)
-	}
+	})
+}
+
+// eachXfer calls f on the schedule's transfers in the order of its items:
+// the receives of every round, then the sends of every round.
+func (o *schedOp) eachXfer(f func(x xfer, send bool)) {
 	for r := range o.rounds {
 		for _, x := range o.rounds[r].recvs {
-			add(x, false)
+			f(x, false)
 		}
 	}
 	for r := range o.rounds {
 		for _, x := range o.rounds[r].sends {
-			add(x, true)
+			f(x, true)
 		}
 	}
 }
