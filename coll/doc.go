@@ -190,7 +190,9 @@
 // default every message carries the collective's sequence number on the
 // team and a hash of its arguments, checked before its payload reaches the
 // caller's memory: a node that receives from a disagreeing call fails,
-// none writes wrong data, at no measurable cost (BENCHMARKS.md). A node that
+// none writes wrong data, meant to cost nothing measurable (two copies of
+// at most 4 KiB per small message, one 16-byte message before a large one;
+// BENCHMARKS.md has the command that measures it). A node that
 // then waits for a message nobody sends (another root, a skipped call)
 // waits: a hang, not corruption. In checked mode (Options.Check, or
 // GOCOLL_CHECK=1) the team's nodes first gather every node's arguments,
