@@ -407,6 +407,7 @@ func newRawOp(n *node, tn *teamNode, key planKey, rounds []round, out gsync.Flag
 	o.items = o.itemBuf[:0]
 	o.state = o.stateBuf[:0]
 	o.reset()
+	o.setupWire()
 	return o
 }
 

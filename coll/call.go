@@ -256,10 +256,20 @@ func (im *Image) run(a *callArgs) (h gsync.Handle, err error) {
 // start initiates the schedule of c, cached or built, or makes it a
 // member of an aggregate, or ends one (aggregate.go).
 func (n *node) start(tn *teamNode, c *call) (gsync.Handle, error) {
-	if !tn.aggregating(c) {
+	agg := tn.aggregating(c)
+	if !agg && !n.checking(tn) {
 		return n.eng.Start(n.op(tn, c))
 	}
-	ag, err := n.joinAggregate(tn, c, tn.nextTagBase())
+	base := tn.nextTagBase()
+	if err := n.agreeOn(tn, c, base); err != nil {
+		return gsync.Handle{}, err
+	}
+	if !agg {
+		op := n.op(tn, c)
+		op.preset, op.tagBase = true, base
+		return n.eng.Start(op)
+	}
+	ag, err := n.joinAggregate(tn, c, base)
 	if ag == nil || err != nil {
 		return gsync.Handle{}, err
 	}
@@ -368,6 +378,11 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 	}
 	// The last to arrive builds the schedule and starts it; the others'
 	// handles find it through the record.
+	if rec.err.Load() == nil {
+		if err := tn.n.agreeOn(tn, &rec.c, rec.tagBase); err != nil {
+			rec.fail(err)
+		}
+	}
 	if rec.err.Load() == nil {
 		if err := crossOverlap(&rec.c, tn); err != nil {
 			rec.fail(err)

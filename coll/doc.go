@@ -77,6 +77,10 @@
 //     rules) is in aggregate.go.
 //   - Segments and the one-sided path (SrcInSegment, DstInSegment,
 //     ErrNotInSegment, the control messages) are in segment.go.
+//   - What the images of a team must pass alike (a call's signature), the
+//     checked mode's agreement on it (Options.Check, GOCOLL_CHECK=1) and
+//     ErrMismatch are in check.go; the default mode's message headers
+//     (sequence number, arguments' hash, length) in wire.go.
 //
 // # Addressing
 //
@@ -178,6 +182,25 @@
 // above 8 KiB, where the control message stops paying for itself),
 // transfers through internal buffers (inner nodes of trees, packed
 // blocks), the reductions' partials and aggregates move as messages.
+//
+// # Disagreeing arguments
+//
+// The images of a team must call their collectives in the same order with
+// the same arguments (buffers aside); the spec leaves anything else
+// undefined, gocoll makes it an error that errors.Is ErrMismatch. By
+// default every message carries the collective's sequence number on the
+// team and a hash of its arguments, checked before its payload reaches the
+// caller's memory: a node that receives from a disagreeing call fails,
+// none writes wrong data, meant to cost nothing measurable (two copies of
+// at most 4 KiB per small message, one 16-byte message before a large one;
+// BENCHMARKS.md has the command that measures it). A node that
+// then waits for a message nobody sends (another root, a skipped call)
+// waits: a hang, not corruption. In checked mode (Options.Check, or
+// GOCOLL_CHECK=1) the team's nodes first gather every node's arguments,
+// and every image of the team gets the same ErrMismatch naming the
+// argument and both calls, before anything moves; that costs one small
+// gather_all per collective, and a non-blocking initiation waits for it.
+// Use it while developing.
 //
 // # Progress
 //

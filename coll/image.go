@@ -41,6 +41,12 @@ type Options struct {
 	// than the copy a small message saves. 0: DefaultOneSidedMin; 1: every
 	// transfer one-sided. The same on every node.
 	OneSidedMin int
+	// Check turns on checked mode: before a collective moves data, its
+	// images agree on its arguments, and a disagreement is ErrMismatch on
+	// every image of the team (check.go). GOCOLL_CHECK=1 in the
+	// environment turns it on too (Init sets it before the nodes agree on
+	// their options, so every node must have it alike).
+	Check bool
 }
 
 // DefaultOneSidedMin is Options.OneSidedMin when 0: just above the MPI

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"os"
 	stdsync "sync"
 	"sync/atomic"
 	"time"
@@ -92,10 +93,12 @@ type teamNode struct {
 }
 
 // nextTagBase is the tag base of the team's next operation, taken in
-// initiation order.
+// initiation order. Its bits from 32 up hold the rest of the sequence
+// number, for the message headers (wire.go: seqOf); wireTag leaves them
+// out of the tags.
 func (tn *teamNode) nextTagBase() int {
 	seq := tn.seq.Add(1) - 1
-	return max(tn.ctx, 0)<<(seqBits+subBits) | int(seq&(1<<seqBits-1))<<subBits
+	return int(seq>>seqBits)<<32 | max(tn.ctx, 0)<<(seqBits+subBits) | int(seq&(1<<seqBits-1))<<subBits
 }
 
 // count adds d to the team's unfinished operations, which Destroy waits
@@ -128,6 +131,9 @@ func Init(c Conduit, table *images.Table, myImage int, fns []reducefn.Entry, fla
 	}
 	if flags != 0 {
 		return nil, fmt.Errorf("%w: got %#x", ErrInitFlags, uint32(flags))
+	}
+	if os.Getenv("GOCOLL_CHECK") == "1" {
+		opts.Check = true
 	}
 	if table == nil {
 		table = images.OnePerNode(c.Nodes())

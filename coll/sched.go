@@ -94,6 +94,16 @@ type schedOp struct {
 	clientRecvLeft int // client receives and copies into client memory not complete
 	left           int // all transfers not complete
 
+	// message headers (wire.go): the arguments' hash, each transfer's
+	// header state by item, and the run's failure (a header that did not
+	// match), returned by Step
+	sigHash uint32
+	wire    []wireX
+	err     error
+	// preset: the next Bind keeps tagBase, taken by the initiation
+	// (checked mode agrees on the arguments under it first: check.go)
+	preset bool
+
 	// cached schedules are run again once idle (see plans.go)
 	cached bool
 	idle   atomic.Bool
@@ -117,12 +127,14 @@ func newSchedOp(n *node, tn *teamNode, c *call, rounds []round, sc *scratch) *sc
 	o.items = o.itemBuf[:0]
 	o.state = o.stateBuf[:0]
 	o.reset()
+	o.setupWire()
 	return o
 }
 
 // reset prepares a run of the schedule.
 func (o *schedOp) reset() {
 	o.posted, o.next, o.left, o.clientLeft, o.clientRecvLeft = false, 0, 0, 0, 0
+	o.err = nil
 	o.items = o.items[:0]
 	if cap(o.state) < len(o.rounds) {
 		o.state = make([]roundState, len(o.rounds))
@@ -151,10 +163,12 @@ func (o *schedOp) reset() {
 	}
 }
 
-// Retire implements sync.Op: a cached schedule becomes idle, ready to run again.
+// Retire implements sync.Op: a cached schedule becomes idle, ready to run
+// again, unless it failed with transfers outstanding (a receive of that
+// run may still land in its buffers), so it stays out of use.
 func (o *schedOp) Retire() {
 	o.countFinished(true)
-	if o.cached {
+	if o.cached && o.left == 0 {
 		o.idle.Store(true)
 	}
 }
@@ -181,7 +195,10 @@ func (o *schedOp) countXfer(it *item, d int) {
 // the n-th operation of a team the same tags.
 func (o *schedOp) Bind(slot uint32) {
 	o.slot = slot
-	o.tagBase = o.tn.nextTagBase()
+	if !o.preset {
+		o.tagBase = o.tn.nextTagBase()
+	}
+	o.preset = false
 	o.counting, o.counted = !o.tn.all, false
 	o.tn.count(1)
 }
@@ -209,6 +226,8 @@ func (o *schedOp) Complete(idx uint32) {
 		return
 	case idx >= auxIdx:
 		o.completeCtl(idx - auxIdx)
+	case idx&hdrIdx != 0:
+		o.completeHdr(idx &^ hdrIdx)
 	default:
 		o.complete(idx)
 	}
@@ -218,7 +237,7 @@ func (o *schedOp) Complete(idx uint32) {
 // complete records transfer idx as complete.
 func (o *schedOp) complete(idx uint32) {
 	it := &o.items[idx]
-	if it.done {
+	if it.done || !o.unwrap(idx) {
 		return
 	}
 	it.done = true
@@ -250,6 +269,9 @@ func (o *schedOp) releaseIfFinished() {
 // start are recorded at once, so that a schedule whose data is already
 // there runs to its end within one Step.
 func (o *schedOp) Step() error {
+	if o.err != nil {
+		return o.err
+	}
 	if !o.posted {
 		o.posted = true
 		if o.seg != nil {
@@ -273,12 +295,15 @@ func (o *schedOp) Step() error {
 					i++
 					continue
 				}
-				done, err := o.cd.Irecv(x.peer, o.tagBase|x.sub, x.buf, gsync.Token(o.slot, o.idxBase+i))
+				done, err := o.irecv(i, x)
 				if err != nil {
 					return err
 				}
 				if done {
 					o.complete(i)
+				}
+				if o.err != nil {
+					return o.err
 				}
 				i++
 			}
@@ -322,7 +347,7 @@ func (o *schedOp) startRound() error {
 			}
 			continue
 		}
-		done, err := o.cd.Isend(x.peer, o.tagBase|x.sub, x.buf, gsync.Token(o.slot, o.idxBase+idx))
+		done, err := o.isend(idx, x)
 		if err != nil {
 			return err
 		}

@@ -129,24 +129,14 @@ func (o *schedOp) resetSeg() {
 	s := o.seg
 	s.xs = s.xs[:0]
 	i := uint32(0)
-	add := func(x xfer, send bool) {
+	o.eachXfer(func(x xfer, send bool) {
 		if x.sub < segSubs && len(x.buf) >= o.n.opts.OneSidedMin {
 			s.xs = append(s.xs, segXfer{item: i, peer: x.peer, tag: x.sub, buf: x.buf, send: send})
 			o.items[i].seg = int32(len(s.xs))
 			o.left++ // the control message
 		}
 		i++
-	}
-	for r := range o.rounds {
-		for _, x := range o.rounds[r].recvs {
-			add(x, false)
-		}
-	}
-	for r := range o.rounds {
-		for _, x := range o.rounds[r].sends {
-			add(x, true)
-		}
-	}
+	})
 	for j := range s.xs {
 		x := &s.xs[j]
 		x.ctlIn = x.send == (s.mode == segPut)
@@ -162,7 +152,7 @@ func (o *schedOp) postSeg() error {
 	s := o.seg
 	for j := range s.xs {
 		x := &s.xs[j]
-		x.tag = o.tagBase | x.tag
+		x.tag = wireTag(o.tagBase, x.tag)
 		tok := gsync.Token(o.slot, o.idxBase+auxIdx+uint32(j))
 		ctlTag := x.tag | subCtl
 		var done bool

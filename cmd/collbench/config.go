@@ -40,6 +40,7 @@ type config struct {
 	yield            bool
 	cpuProfile       string
 	progress         gsync.ProgressMode // gocoll's progress mode (--progress)
+	check            bool               // gocoll's checked mode (--check)
 	overlap          bool               // print the overlap table instead (--overlap, overlap.go)
 	model            bool               // --model: fit and print the LogGP model after the table (model.go)
 	plot             string             // --plot: the latency figure's PNG file (plot.go)
@@ -147,6 +148,7 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 		}
 		return fmt.Errorf("unknown progress mode %q", v)
 	})
+	fs.BoolVar(&cfg.check, "check", false, "run gocoll in checked mode (coll.Options.Check: every collective agrees on its arguments first),\nas GOCOLL_CHECK=1 does")
 	fs.BoolVar(&cfg.overlap, "overlap", false, "measure how much of gocoll's and native MPI's non-blocking Broadcast and ReduceAll\noverlaps computation (OSU method; gocoll with a progress goroutine and with polling)\ninstead of the latency table")
 	fs.BoolVar(&cfg.model, "model", false, "fit a LogGP model (L, o, g, G) to the PingPong and Stream rows and print, after the\ntable, gocoll's measured rows against the model's prediction for this np and the predicted\nlatency of each algorithm for P = 2 .. 4096; without --ops it measures only the rows it needs")
 	fs.StringVar(&cfg.plot, "plot", "", "also draw the gocoll.* rows into `file`.png (latency by size, log-log, gocoll blocking and NB\nagainst native MPI) and file-ratios.png (gocoll over MPI, with the line at 1), on rank 0")

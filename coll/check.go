@@ -1,0 +1,238 @@
+package coll
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// Argument agreement: what every image of a team must pass alike to a
+// collective, in one place. The spec calls a collective whose arguments
+// differ across images erroneous; gocoll turns it into ErrMismatch at two
+// prices.
+//
+// Checked mode (Options.Check, or GOCOLL_CHECK=1 at Init): before a
+// collective moves data, its nodes gather every node's signature (a
+// fixed-size encoding of the agreed arguments and the collective's full
+// sequence number on the team, sigSize bytes) with one small gather_all of
+// their own (agreeRounds), on the collective's own tag with sub-tags no
+// data message uses. Every node then holds every signature, so every node
+// finds the same disagreement and names it without a second step; no data
+// moves and no receive of the collective is posted. A gather_all of
+// signatures costs what a min/max reduce-all of them would at the sizes
+// gocoll runs (one message per peer, or ceil(lg P) rounds of dissemination),
+// and it names the values at once. The initiation waits for the agreement,
+// so a non-blocking collective gives up its overlap in checked mode.
+//
+// Default mode: every non-empty message of a collective carries a 16-byte
+// header: the collective's full sequence number on the team, a hash of the
+// agreed arguments and the payload's length (wire.go). The tag already
+// holds the context, the sequence number modulo 2^seqBits and the sub-tag,
+// so a message of another collective never matches a receive (MPI tags
+// have no room for more: MPI_TAG_UB may be 2^31-1, which the tag fills); a
+// message that matches (same sequence number, so the same call by count)
+// but was sent with other arguments, another length, or 2^seqBits
+// collectives earlier and left unmatched, fails the receiving operation
+// with ErrMismatch before a byte reaches the caller's memory. A mismatch
+// that makes a node expect a message nobody sends (another root, another
+// tree) leaves it waiting, not writing: a hang that the stall watchdog
+// turns into an error.
+
+// ErrMismatch reports a collective whose arguments differ across the
+// images of its team (checked mode: on every image; default mode: on the
+// images that received a message of a disagreeing call).
+var ErrMismatch = errors.New("gocoll: images called a collective with different arguments")
+
+// agreedFlags are the flags every image passes alike: sync modes,
+// addressing and the segment assertions. AllThreads and Aggregate say how
+// a node's images make the call, which may differ by node.
+const agreedFlags = gsync.InMask | gsync.OutMask | gsync.AddrMask | gsync.SrcInSegment | gsync.DstInSegment
+
+// callSig is the agreed arguments of one collective.
+type callSig struct {
+	kind          kind
+	flags         gsync.Flags
+	team, seq     uint64
+	root, n       int
+	es, count, fn int
+	arg           int
+	sl, dl        Layout
+}
+
+// sigWords is the number of 8-byte words of an encoded signature.
+const (
+	sigWords = 14
+	sigSize  = 8 * sigWords
+)
+
+// sigOf is the signature of key (its sequence number left 0).
+func sigOf(k *planKey) callSig {
+	s := callSig{kind: k.kind, flags: k.f & agreedFlags, root: k.root, n: k.n,
+		es: k.es, count: k.count, fn: k.fn, arg: k.arg, sl: k.sl, dl: k.dl}
+	if k.team != nil {
+		s.team = k.team.ID()
+	}
+	return s
+}
+
+func (s *callSig) words() [sigWords]uint64 {
+	return [sigWords]uint64{uint64(s.kind), uint64(s.flags), s.team, s.seq, uint64(s.root), uint64(s.n),
+		uint64(s.es), uint64(s.count), uint64(s.fn), uint64(s.arg),
+		uint64(s.sl.BlockSize), uint64(s.sl.Offset), uint64(s.dl.BlockSize), uint64(s.dl.Offset)}
+}
+
+// encode writes s into b (sigSize bytes).
+func (s *callSig) encode(b []byte) {
+	for i, w := range s.words() {
+		binary.LittleEndian.PutUint64(b[8*i:], w)
+	}
+}
+
+// decodeSig reads a signature that encode wrote.
+func decodeSig(b []byte) callSig {
+	var w [sigWords]uint64
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	i := func(k int) int { return int(w[k]) }
+	return callSig{kind: kind(w[0]), flags: gsync.Flags(w[1]), team: w[2], seq: w[3], root: i(4), n: i(5),
+		es: i(6), count: i(7), fn: i(8), arg: i(9),
+		sl: Layout{i(10), i(11)}, dl: Layout{i(12), i(13)}}
+}
+
+// hash is a 32-bit FNV-1a hash of the signature's words (sequence number
+// aside: the message header carries it in full).
+func (s callSig) hash() uint32 {
+	s.seq = 0
+	h := uint32(2166136261)
+	for _, w := range s.words() {
+		for k := 0; k < 64; k += 8 {
+			h = (h ^ uint32(byte(w>>k))) * 16777619
+		}
+	}
+	return h
+}
+
+var kindNames = [numKinds]string{"Barrier", "Broadcast", "Scatter", "Gather", "GatherAll", "Exchange",
+	"Reduce", "ReduceAll", "PrefixReduce", "ExclusivePrefixReduce"}
+
+func (k kind) String() string {
+	if k < numKinds {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// String shows the call as the caller wrote it, with the arguments that
+// apply to its kind.
+func (s callSig) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v(", s.kind)
+	switch {
+	case s.kind == kBarrier:
+	case s.kind < kReduce:
+		if s.kind == kBroadcast || s.kind == kScatter || s.kind == kGather {
+			fmt.Fprintf(&b, "root=%d, ", s.root)
+		}
+		fmt.Fprintf(&b, "nbytes=%d, ", s.n)
+	default:
+		if s.kind == kReduce {
+			fmt.Fprintf(&b, "root=%d, ", s.root)
+		}
+		fmt.Fprintf(&b, "elemSize=%d, count=%d, fn=%d, arg=%d, src=%v, ", s.es, s.count, s.fn, s.arg, s.sl)
+		if s.kind >= kPrefix {
+			fmt.Fprintf(&b, "dst=%v, ", s.dl)
+		}
+	}
+	fmt.Fprintf(&b, "flags=%v, team=%d, call=%d)", s.flags, s.team, s.seq)
+	return b.String()
+}
+
+// differs names the first argument in which s and u differ, or "".
+func (s *callSig) differs(u *callSig) string {
+	names := [sigWords]string{"kind", "flags", "team", "call number", "root", "nbytes",
+		"elemSize", "count", "function", "arg", "src layout block size", "src layout offset",
+		"dst layout block size", "dst layout offset"}
+	a, b := s.words(), u.words()
+	for i := range a {
+		if a[i] != b[i] {
+			return names[i]
+		}
+	}
+	return ""
+}
+
+func (l Layout) String() string { return fmt.Sprintf("{%d,%d}", l.BlockSize, l.Offset) }
+
+// mismatchErr describes a disagreement: image a called sa, image b sb.
+func mismatchErr(a int, sa *callSig, b int, sb *callSig) error {
+	return fmt.Errorf("%w (%s): image %d called %v; image %d called %v", ErrMismatch, sa.differs(sb), a, *sa, b, *sb)
+}
+
+// subAgree is where the agreement's sub-tags start: above the one-sided
+// path's (segment.go), below the prefix redistribution's (subReblock).
+const subAgree = 128
+
+// checking reports whether collectives on tn agree on their arguments
+// first: in checked mode, where the team spans nodes (a node's own images
+// agree already: ErrArgsDiffer).
+func (n *node) checking(tn *teamNode) bool { return n.opts.Check && !tn.local }
+
+// agreeOn runs, in checked mode, the agreement on call c's arguments
+// among the team's nodes under the call's tag base, and waits for it. The
+// error, if any, is the same on every node: the first node rank whose
+// signature differs from node rank 0's, against node rank 0's.
+func (n *node) agreeOn(tn *teamNode, c *call, base int) error {
+	if !n.checking(tn) {
+		return nil
+	}
+	s := sigOf(&c.key)
+	s.seq = seqOf(base)
+	g := n.geom(tn, sigSize)
+	mine, all := make([]byte, sigSize), make([]byte, g.P*sigSize)
+	s.encode(mine)
+	h, err := n.eng.Start(agreeOp(n, tn, g, mine, all, base))
+	if err == nil {
+		err = wait(h, nil)
+	}
+	if err != nil {
+		return err
+	}
+	t := tn.team
+	for q := 1; q < g.P; q++ {
+		if string(all[q*sigSize:(q+1)*sigSize]) != string(all[:sigSize]) {
+			s0, sq := decodeSig(all[:sigSize]), decodeSig(all[q*sigSize:(q+1)*sigSize])
+			return mismatchErr(t.Image(t.Members(0)[0]), &s0, t.Image(t.Members(q)[0]), &sq)
+		}
+	}
+	return nil
+}
+
+// agreeOp gathers every node's signature (mine) into all, one block per
+// node rank, on the sub-tags from subAgree of tag base base.
+func agreeOp(n *node, tn *teamNode, g geom, mine, all []byte, base int) *schedOp {
+	po := make([]int, g.P+1)
+	for q := range po {
+		po[q] = q
+	}
+	algo := n.gatherAllAlgo(g.P)
+	if g.P > 1<<14 { // dissemination's sub-tags would reach subReblock
+		algo = GatherAllExchange
+	}
+	rs := gatherAllRounds(g, algo, all, true, po, [][]byte{mine}) // client: synced once all is filled
+	for r := range rs {
+		for i := range rs[r].sends {
+			rs[r].sends[i].sub += subAgree
+		}
+		for i := range rs[r].recvs {
+			rs[r].recvs[i].sub += subAgree
+		}
+	}
+	key := planKey{kind: kGatherAll, team: tn.team, f: gsync.InNoSync | gsync.OutMySync | gsync.Local, n: sigSize}
+	op := newRawOp(n, tn, key, rs, gsync.OutMySync, nil, base)
+	op.preset = true
+	return op
+}

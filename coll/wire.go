@@ -1,0 +1,199 @@
+package coll
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Message headers (the default-mode check of check.go). Every non-empty
+// message of a schedule carries hdrSize bytes: the operation's full
+// sequence number on the team, and the hash of its agreed arguments with
+// the payload's length. The receiving end checks them before a byte of
+// payload reaches the caller's memory:
+//
+//   - A message of up to inlineMax bytes travels with its header in front,
+//     through a buffer of the schedule (wireX.w): the sender copies its
+//     payload behind the header, the receiver copies it out once the header
+//     matched. Small messages are latency-bound: two copies of at most
+//     inlineMax bytes hide in the noise of a message.
+//   - A larger message is preceded by its header as a message of its own
+//     with the same tag and peer; MPI's order (no overtaking on one tag
+//     between two processes) makes it match first. The receiver posts the
+//     payload's receive, into its final place, only once the header
+//     matched: no copy of the payload, one small message more, and a
+//     receive posted late (large messages wait for their receive anyway).
+//     This needs the message to be the only one of its schedule on its
+//     peer and sub-tag in its direction; a schedule where it is not sends
+//     it inline instead (never the case in today's schedules).
+//
+// A header that does not match (another call's arguments, another length,
+// a stale message of the same tag 2^seqBits operations older) fails the
+// operation with ErrMismatch; a larger payload than the receive expects is
+// the conduit's truncation error. Either way nothing reaches the caller's
+// memory. Barrier messages (empty) and the one-sided path of segments
+// (segment.go) carry no header.
+const (
+	hdrSize   = 16
+	inlineMax = 4 << 10
+	// hdrIdx marks, in a token's index, the header message of a large
+	// transfer (below auxIdx: the one-sided path's; see segment.go).
+	hdrIdx = 1 << 21
+)
+
+// wireX is a transfer's header state.
+type wireX struct {
+	w      []byte // inline: header and payload; else the header alone (nil: no header)
+	inline bool
+	peer   int
+	sub    int
+	buf    []byte
+}
+
+// setupWire gives every non-empty transfer its header buffer; the items
+// are those of reset (receives, then sends, in round order).
+func (o *schedOp) setupWire() {
+	o.sigHash = sigOf(&o.key).hash()
+	type pk struct {
+		peer, sub int
+		send      bool
+	}
+	seen := map[pk]int{}
+	o.eachXfer(func(x xfer, send bool) { seen[pk{x.peer, x.sub, send}]++ })
+	o.wire = make([]wireX, 0, len(o.items))
+	o.eachXfer(func(x xfer, send bool) {
+		wx := wireX{peer: x.peer, sub: x.sub, buf: x.buf}
+		switch n := len(x.buf); {
+		case n == 0:
+		case n <= inlineMax || seen[pk{x.peer, x.sub, send}] > 1:
+			wx.inline, wx.w = true, make([]byte, hdrSize+n)
+		default:
+			wx.w = make([]byte, hdrSize)
+		}
+		o.wire = append(o.wire, wx)
+	})
+}
+
+// eachXfer calls f on the schedule's transfers in the order of its items:
+// the receives of every round, then the sends of every round.
+func (o *schedOp) eachXfer(f func(x xfer, send bool)) {
+	for r := range o.rounds {
+		for _, x := range o.rounds[r].recvs {
+			f(x, false)
+		}
+	}
+	for r := range o.rounds {
+		for _, x := range o.rounds[r].sends {
+			f(x, true)
+		}
+	}
+}
+
+// seqOf is the full sequence number of the operation of tag base base
+// (nextTagBase keeps its high bits above the tag's).
+func seqOf(base int) uint64 {
+	return uint64(base)>>32<<seqBits | uint64(base>>subBits)&(1<<seqBits-1)
+}
+
+// wireTag is the tag of sub-tag sub of the operation of tag base base.
+func wireTag(base, sub int) int { return base&(1<<32-1) | sub }
+
+func (o *schedOp) putHdr(h []byte, n int) {
+	binary.LittleEndian.PutUint64(h, seqOf(o.tagBase))
+	binary.LittleEndian.PutUint64(h[8:], uint64(o.sigHash)<<32|uint64(uint32(n)))
+}
+
+// checkHdr fails the operation unless header h is the one this end would
+// have sent for n bytes from peer.
+func (o *schedOp) checkHdr(h []byte, n, peer int) bool {
+	seq, w := binary.LittleEndian.Uint64(h), binary.LittleEndian.Uint64(h[8:])
+	mySeq := seqOf(o.tagBase)
+	if seq == mySeq && uint32(w>>32) == o.sigHash && int(uint32(w)) == n {
+		return true
+	}
+	s := sigOf(&o.key)
+	s.seq = mySeq
+	o.err = fmt.Errorf("%w: node %d sent for call %d a message of %d bytes with arguments hash %08x; this node (node %d) called %v, hash %08x, expecting %d bytes",
+		ErrMismatch, peer, seq, uint32(w), uint32(w>>32), o.n.me, s, o.sigHash, n)
+	return false
+}
+
+// isend starts send item idx (x) with its header.
+func (o *schedOp) isend(idx uint32, x xfer) (bool, error) {
+	tag := wireTag(o.tagBase, x.sub)
+	wx := &o.wire[idx]
+	switch {
+	case wx.w == nil:
+	case wx.inline:
+		o.putHdr(wx.w, len(x.buf))
+		copy(wx.w[hdrSize:], x.buf)
+		return o.cd.Isend(x.peer, tag, wx.w, o.token(idx))
+	default:
+		o.putHdr(wx.w, len(x.buf))
+		o.left++ // until the header's send completes
+		done, err := o.cd.Isend(x.peer, tag, wx.w, o.token(hdrIdx|idx))
+		if err != nil {
+			return false, err
+		}
+		if done {
+			o.left--
+		}
+	}
+	return o.cd.Isend(x.peer, tag, x.buf, o.token(idx))
+}
+
+// irecv posts receive item idx (x): the payload's own, or its header's.
+func (o *schedOp) irecv(idx uint32, x xfer) (bool, error) {
+	tag := wireTag(o.tagBase, x.sub)
+	wx := &o.wire[idx]
+	switch {
+	case wx.w == nil:
+		return o.cd.Irecv(x.peer, tag, x.buf, o.token(idx))
+	case wx.inline:
+		return o.cd.Irecv(x.peer, tag, wx.w, o.token(idx))
+	}
+	done, err := o.cd.Irecv(x.peer, tag, wx.w, o.token(hdrIdx|idx))
+	if err != nil || !done {
+		return false, err
+	}
+	return o.hdrArrived(idx)
+}
+
+// hdrArrived posts the payload's receive of item idx once its header
+// matched; done reports the payload there already.
+func (o *schedOp) hdrArrived(idx uint32) (bool, error) {
+	wx := &o.wire[idx]
+	if !o.checkHdr(wx.w, len(wx.buf), wx.peer) {
+		return false, o.err
+	}
+	return o.cd.Irecv(wx.peer, wireTag(o.tagBase, wx.sub), wx.buf, o.token(idx))
+}
+
+// completeHdr records the header message of item idx complete: a send's,
+// or a receive's, whose payload's receive it then posts.
+func (o *schedOp) completeHdr(idx uint32) {
+	if o.items[idx].send {
+		o.left--
+		return
+	}
+	done, err := o.hdrArrived(idx)
+	switch {
+	case err != nil:
+		o.err = err
+	case done:
+		o.complete(idx)
+	}
+}
+
+// unwrap checks an inline receive's header and copies its payload out;
+// false: the operation failed and the payload stays where it is.
+func (o *schedOp) unwrap(idx uint32) bool {
+	wx := &o.wire[idx]
+	if !wx.inline || o.items[idx].send || o.items[idx].seg != 0 {
+		return true
+	}
+	if !o.checkHdr(wx.w, len(wx.buf), wx.peer) {
+		return false
+	}
+	copy(wx.buf, wx.w[hdrSize:])
+	return true
+}
