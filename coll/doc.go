@@ -51,7 +51,8 @@
 //     forms with Local take no AllThreads, list lengths) in Image.args and
 //     callArgs.take (call.go); each member's buffers in each collective's
 //     function (api.go, api_reduce.go); overlaps between a node's images in
-//     crossOverlap (call.go).
+//     crossOverlap (call.go); in-place reductions (a destination in its
+//     source's buffer) in inplace.go.
 //   - AllThreads arrivals are gathered in arrive (call.go): the first makes
 //     the record with the team's next sequence number, the last starts the
 //     node's operation.
