@@ -124,7 +124,9 @@
 // instead (gatheredSched in prefix.go). Every combination order is fixed by
 // the images table, team and layout, so results are bitwise reproducible;
 // integer results equal those of one image per node. Callbacks run only
-// inside gocoll calls made by the application's goroutines.
+// inside gocoll calls made by the application's goroutines (or, for
+// functions registered with AMSafe, on the progress agent); see Failures
+// for callbacks that call gocoll or panic.
 //
 // # Cost of a call
 //
@@ -166,4 +168,19 @@
 // tell a conduit that implements Idler, which may yield the processor when
 // processes outnumber processors, and where several goroutines of the node
 // use the engine they yield to each other.
+//
+// # Failures
+//
+// A collective that fails on a node after it started (see fail.go) is
+// over on that node: its handles return the error and it leaves Live once
+// they are synced. Its peers are not told; they see the collective stop.
+//
+//   - A reduction function (reducefn.Func) must not call gocoll: such a
+//     call returns ErrReentrant, and once the function returns, the
+//     collective it ran for fails with ErrReentrant on that node.
+//   - A reduction function that panics fails its collective; the panic is
+//     raised again, as a *PanicError holding the value and the stack, on
+//     the application goroutine whose call ran the function or that syncs
+//     the collective's handle (on the progress agent nothing panics).
+//     Peers that needed the failed node's later messages stall.
 package coll

@@ -29,6 +29,15 @@ type Options struct {
 	// that may be called from any thread (MPI_THREAD_MULTIPLE).
 	Progress         gsync.ProgressMode
 	ProgressInterval time.Duration
+	// StallTimeout is how long a wait (Wait, WaitAll, WaitSome, a blocking
+	// collective, Close) may see no progress on what it waits for before
+	// it fails with ErrStalled, naming the collective, its sequence number
+	// on the team (counted from 0 at the team's creation, as on the wire:
+	// on TeamAll, Init's agreement is #0; Split and TeamFromImages take
+	// two on the parent) and the images it waits for. 0 means the environment's GOCOLL_STALL (a duration, or 0
+	// or off for none) when set, else DefaultStallTimeout; negative means
+	// none.
+	StallTimeout time.Duration
 }
 
 // GatherAllAlgo names a gather_all algorithm.
@@ -113,7 +122,7 @@ func (im *Image) check() error {
 	case im.closed:
 		return ErrClosed
 	}
-	return nil
+	return gsync.Reentrant() // not from a reduction function
 }
 
 // Close ends the image's use of gocoll: later calls return ErrClosed. It

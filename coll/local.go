@@ -104,12 +104,14 @@ func (r *arrival) stageSelf(a *callArgs, last bool) (done, serve bool) {
 // and folds the staged sources into its destination.
 func (r *arrival) serve(a *callArgs) error {
 	st := &r.selfSt
-	a.tn.n.eng.AwaitFlag(&st.ready)
+	if err := a.tn.n.eng.AwaitFlag(&st.ready, r.waitingFor); err != nil {
+		return err // the record is not recycled: the others may still use it
+	}
 	var err error
 	if e := r.err.Load(); e != nil {
 		err = *e
 	} else {
-		a.it.fold(a).run(st.staged, a.dst[a.mine])
+		err = gsync.Run(func() error { a.it.fold(a).run(st.staged, a.dst[a.mine]); return nil })
 	}
 	r.unref()
 	return err
@@ -137,19 +139,22 @@ func (r *arrival) runSelf(a *callArgs) (gsync.Handle, error) {
 	if e := r.err.Load(); e != nil {
 		err = *e
 	} else {
-		fold := a.it.fold(a)
-		var res []byte // the result, folded once for the members with handles
-		for m := range tn.mem {
-			if (m == last || st.nb[m]) && r.wantsResult(m) {
-				d := r.c.dst[m][:a.es]
-				if res == nil {
-					fold.run(st.staged, d)
-					res = d
-				} else {
-					copy(d, res)
+		err = gsync.Run(func() error {
+			fold := a.it.fold(a)
+			var res []byte // the result, folded once for the members with handles
+			for m := range tn.mem {
+				if (m == last || st.nb[m]) && r.wantsResult(m) {
+					d := r.c.dst[m][:a.es]
+					if res == nil {
+						fold.run(st.staged, d)
+						res = d
+					} else {
+						copy(d, res)
+					}
 				}
 			}
-		}
+			return nil
+		})
 	}
 	tn.n.eng.Arriving(-1)
 	r.pend.Finish(len(tn.mem), err, r.releaseSelf, r.doneMembers(last)...)
