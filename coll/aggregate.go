@@ -58,8 +58,15 @@ const aggWays = 2
 // aggregate is a team's open aggregate on a node, and its cached
 // aggregate operations.
 type aggregate struct {
-	mu     stdsync.Mutex
-	calls  []aggCall // the members so far (storage reused)
+	mu    stdsync.Mutex
+	n     int         // members so far
+	open  atomic.Bool // n > 0, read without the lock by every initiation
+	bases []int       // their tag bases
+	// the members so far are those of cand, a cached operation, as long as
+	// they match it (checked as each arrives, so that a repeated aggregate
+	// stores nothing); else they are in calls (storage reused)
+	cand   *aggOp
+	calls  []aggCall
 	cache  [aggWays]*aggOp
 	victim int
 }
@@ -81,20 +88,45 @@ func (ac *aggCall) call() call {
 	return call{key: ac.key, dst: [][]byte{ac.dst}, src: [][]byte{ac.src}}
 }
 
-// same reports whether ac and bc are the same call on the same buffers.
-func (ac *aggCall) same(bc *aggCall) bool {
-	return ac.key == bc.key && sameLists(ac.dl, bc.dl) && sameLists(ac.sl, bc.sl)
+// is reports whether ac is call c on the same buffers (c.key carries the
+// identities of its first buffers).
+func (ac *aggCall) is(c *call) bool {
+	if ac.key != c.key {
+		return false
+	}
+	if len(c.dst) == 1 {
+		return ac.dl == nil
+	}
+	return sameLists(ac.dl, c.dst) && sameLists(ac.sl, c.src)
 }
 
 // add records a member (c.key carries its buffers' identities).
 func (ag *aggregate) add(c *call, tagBase int) error {
 	ag.mu.Lock()
 	defer ag.mu.Unlock()
-	if len(ag.calls) >= maxAggregate {
-		ag.calls = ag.calls[:0]
+	if ag.n >= maxAggregate {
+		ag.reset()
 		return fmt.Errorf("%w: more than %d members", ErrAggregate, maxAggregate)
 	}
-	ac := aggCall{key: c.key, tagBase: tagBase}
+	i := ag.n
+	ag.n++
+	ag.open.Store(true)
+	ag.bases = append(ag.bases, tagBase)
+	if i == 0 {
+		for _, a := range ag.cache {
+			if a != nil && a.members[0].is(c) {
+				ag.cand = a
+				break
+			}
+		}
+	}
+	if a := ag.cand; a != nil {
+		if i < len(a.members) && a.members[i].is(c) {
+			return nil
+		}
+		ag.calls, ag.cand = append(ag.calls[:0], a.members[:i]...), nil
+	}
+	ac := aggCall{key: c.key}
 	if len(c.dst) == 1 {
 		ac.dst, ac.src = c.dst[0], c.src[0]
 	} else {
@@ -102,6 +134,12 @@ func (ag *aggregate) add(c *call, tagBase int) error {
 	}
 	ag.calls = append(ag.calls, ac)
 	return nil
+}
+
+// reset empties the aggregate.
+func (ag *aggregate) reset() {
+	ag.n, ag.bases, ag.cand, ag.calls = 0, ag.bases[:0], nil, ag.calls[:0]
+	ag.open.Store(false)
 }
 
 // aggregating reports whether an initiation of c on tn joins or ends an
@@ -114,9 +152,7 @@ func (tn *teamNode) aggregating(c *call) bool {
 	if c.key.f&gsync.Aggregate != 0 {
 		return true
 	}
-	tn.agg.mu.Lock()
-	defer tn.agg.mu.Unlock()
-	return len(tn.agg.calls) > 0
+	return tn.agg.open.Load()
 }
 
 // joinAggregate adds c (its key carrying its buffers' identities) as a
@@ -129,36 +165,21 @@ func (n *node) joinAggregate(tn *teamNode, c *call, tagBase int) (*aggOp, error)
 	}
 	ag.mu.Lock()
 	defer ag.mu.Unlock()
-	calls := ag.calls
-	ag.calls = ag.calls[:0]
-	if a := ag.reuse(calls); a != nil {
-		return a, nil
+	defer ag.reset()
+	if a := ag.cand; a != nil {
+		if len(a.members) == ag.n && a.idle.CompareAndSwap(true, false) {
+			a.rerun(ag.bases)
+			return a, nil
+		}
+		ag.calls = append(ag.calls[:0], a.members[:ag.n]...) // the same calls, built anew
 	}
-	a := n.buildAggregate(tn, slices.Clone(calls))
+	calls := slices.Clone(ag.calls)
+	for i := range calls {
+		calls[i].tagBase = ag.bases[i]
+	}
+	a := n.buildAggregate(tn, calls)
 	ag.keep(a)
 	return a, nil
-}
-
-// reuse is a cached operation of the same members, idle, made ready to run
-// with their tag bases; nil if there is none.
-func (ag *aggregate) reuse(calls []aggCall) *aggOp {
-	for _, a := range ag.cache {
-		if a == nil || len(a.members) != len(calls) {
-			continue
-		}
-		same := true
-		for i := range calls {
-			if !a.members[i].same(&calls[i]) {
-				same = false
-				break
-			}
-		}
-		if same && a.idle.CompareAndSwap(true, false) {
-			a.rerun(calls)
-			return a
-		}
-	}
-	return nil
 }
 
 // keep caches a, a new operation about to run, in place of an idle entry,
@@ -311,18 +332,9 @@ func fuse(g geom, members [][]round) []round {
 			}
 		}
 		for _, k := range sends {
-			xs := bySend[k]
-			if !fusible(xs) {
-				o.sends = append(o.sends, xs...)
-				continue
-			}
-			buf := g.buf(xferBytes(xs))
-			off := 0
-			for _, x := range xs { // packed before the round's sends start
-				o.copies = append(o.copies, copyOp{dst: buf[off : off+len(x.buf)], src: x.buf, client: x.client})
-				off += len(x.buf)
-			}
-			o.sends = append(o.sends, xfer{peer: k.peer, sub: k.sub, buf: buf})
+			xs, copies := fused(g, bySend[k], false)
+			o.copies = append(o.copies, copies...) // packed before the round's sends start
+			o.sends = append(o.sends, xs...)
 		}
 		for _, rs := range members {
 			if r < len(rs) {
@@ -334,24 +346,38 @@ func fuse(g geom, members [][]round) []round {
 			}
 		}
 		for _, k := range recvs {
-			xs := byRecv[k]
-			if !fusible(xs) {
-				o.recvs = append(o.recvs, xs...)
-				continue
-			}
-			buf := g.buf(xferBytes(xs))
-			off := 0
-			for _, x := range xs { // unpacked before anything of the next round
-				out[r+1].copies = append(out[r+1].copies, copyOp{dst: x.buf, src: buf[off : off+len(x.buf)], client: x.client, toClient: x.client})
-				off += len(x.buf)
-			}
-			o.recvs = append(o.recvs, xfer{peer: k.peer, sub: k.sub, buf: buf})
+			xs, copies := fused(g, byRecv[k], true)
+			out[r+1].copies = append(out[r+1].copies, copies...) // unpacked before anything of the next round
+			o.recvs = append(o.recvs, xs...)
 		}
 	}
 	if last := &out[R]; len(last.copies) == 0 {
 		out = out[:R]
 	}
 	return out
+}
+
+// fused is the members' transfers xs (one peer, one sub-tag) as one
+// message through an internal buffer, with the copies that fill it from
+// theirs (a send) or empty it into theirs (a receive); or xs as they are
+// when they do not fuse.
+func fused(g geom, xs []xfer, recv bool) ([]xfer, []copyOp) {
+	if !fusible(xs) {
+		return xs, nil
+	}
+	buf := g.buf(xferBytes(xs))
+	copies := make([]copyOp, 0, len(xs))
+	off := 0
+	for _, x := range xs {
+		part := buf[off : off+len(x.buf)]
+		if recv {
+			copies = append(copies, copyOp{dst: x.buf, src: part, client: x.client, toClient: x.client})
+		} else {
+			copies = append(copies, copyOp{dst: part, src: x.buf, client: x.client})
+		}
+		off += len(x.buf)
+	}
+	return []xfer{{peer: xs[0].peer, sub: xs[0].sub, buf: buf}}, copies
 }
 
 // fuseMax bounds a fused message: beyond it, messages are bandwidth bound
@@ -403,16 +429,16 @@ type aggOp struct {
 }
 
 // rerun prepares a cached aggregate to run again, for members that are
-// the same calls with new tag bases.
-func (a *aggOp) rerun(calls []aggCall) {
+// the same calls with the tag bases bases.
+func (a *aggOp) rerun(bases []int) {
 	for _, o := range a.subs {
 		if o != nil {
 			o.reset()
-			o.tagBase = calls[0].tagBase // the barriers'
+			o.tagBase = bases[0] // the barriers'
 		}
 	}
 	for i, o := range a.groups {
-		o.tagBase = calls[a.firsts[i]].tagBase
+		o.tagBase = bases[a.firsts[i]]
 	}
 }
 
@@ -437,6 +463,9 @@ func (a *aggOp) Bind(slot uint32) {
 
 // Complete implements sync.Op.
 func (a *aggOp) Complete(idx uint32) {
+	if idx&ignoreIdx != 0 { // an earlier operation's (segment.go)
+		return
+	}
 	a.subs[idx>>subShift].Complete(idx & (1<<subShift - 1))
 	a.noteFinished()
 }
@@ -517,6 +546,20 @@ func (a *aggOp) Retire() {
 func (a *aggOp) AgentSafe() bool {
 	for _, o := range a.subs {
 		if o != nil && !o.AgentSafe() {
+			return false
+		}
+	}
+	return true
+}
+
+// sameLists reports whether two lists hold the same buffers (same memory,
+// same lengths).
+func sameLists(x, y [][]byte) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if idOf(x[i]) != idOf(y[i]) {
 			return false
 		}
 	}

@@ -47,6 +47,9 @@ type callArgs struct {
 	mine    int // the caller's member index (with AllThreads)
 	es      int // element size of the computational ones
 	err     error
+	// the segment flags' check (segment.go)
+	segChecked bool
+	segErr     error
 }
 
 // args starts the validation of an initiation of kind k by im on team t.
@@ -226,6 +229,8 @@ func (im *Image) run(a *callArgs) (h gsync.Handle, err error) {
 	switch {
 	case a.err != nil:
 		err = a.err
+	case a.segmentErr() != nil:
+		err = a.segmentErr()
 	case a.threads && len(a.dst) > 1:
 		h, err = im.arrive(a)
 	default:
@@ -307,10 +312,6 @@ type arrival struct {
 	// and the call's number among the team's AllThreads calls
 	joined []bool
 	num    uint64
-	// self-served reductions (local.go)
-	self        bool
-	selfSt      selfState
-	releaseSelf func() // unref as a func value made once
 	// What waiting members read, on a cache line of its own: they poll
 	// it while the last member fills the fields above.
 	_    [64]byte
@@ -333,7 +334,6 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 		if !tn.local { // a team on one node sends nothing: no tag
 			rec.tagBase = tn.nextTagBase() // in initiation order
 		}
-		rec.self = selfServed(tn, &a.key)
 		tn.pending = append(tn.pending, rec)
 		tn.n.eng.Arriving(1)
 	} else {
@@ -354,16 +354,10 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 		tn.base++
 	}
 	early := !last && rec.stageRoot(a.mine, len(tn.pending))
-	serve := false
-	if rec.self {
-		early, serve = rec.stageSelf(a, last)
-	}
 	gen := rec.pend.Gen()
 	tn.amu.Unlock()
 	eng := tn.n.eng
 	switch {
-	case serve: // a self-served reduction: this member computes its own result
-		return gsync.Handle{}, rec.serve(a)
 	case early: // the root's part is done: it need not wait for the others
 		return gsync.Handle{}, nil
 	}
@@ -374,8 +368,6 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 		return eng.PendingHandle(&rec.pend, gen, a.mine), nil
 	}
 	switch {
-	case rec.self:
-		return rec.runSelf(a)
 	case tn.local:
 		return rec.runHere(a.mine)
 	}
@@ -408,7 +400,7 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 	rec, _ := arrivals.Get().(*arrival)
 	if rec == nil {
 		rec = &arrival{}
-		rec.release, rec.releaseSelf = rec.recycle, rec.unref
+		rec.release = rec.recycle
 		rec.pend.Describe(rec.waitingFor)
 	}
 	rec.tn, rec.arrived, rec.finished = tn, 0, false
@@ -418,7 +410,6 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 	}
 	rec.joined = rec.joined[:members]
 	clear(rec.joined)
-	rec.selfSt.size(members)
 	rec.pend.Attach(tn.n.eng)
 	rec.err.Store(nil)
 	rec.c.key = key
@@ -552,8 +543,6 @@ func (r *arrival) recycle() {
 	clear(r.c.src)
 	r.tn = nil
 	r.early = r.early[:0]
-	r.self = false
-	r.selfSt.ready.Store(false)
 	r.pend.Reuse() // handles of this use are dead
 	arrivals.Put(r)
 }

@@ -73,6 +73,11 @@
 //     node and argument list in plans.go.
 //   - Tags (team context, sequence number, sub-tag) are laid out in
 //     node.go; team creation, contexts and Destroy are in teams.go.
+//   - Aggregation (the Aggregate flag: members, the Last, fusion of the
+//     members' schedules, the aggregate's barriers, its cache and its
+//     rules) is in aggregate.go.
+//   - Segments and the one-sided path (SrcInSegment, DstInSegment,
+//     ErrNotInSegment, the control messages) are in segment.go.
 //
 // # Addressing
 //
@@ -144,6 +149,38 @@
 // root of a one-image-per-node broadcast does once its sends left (so it
 // cannot see a later image's disagreeing arguments: that image reports
 // ErrArgsDiffer).
+//
+// # Aggregation
+//
+// Consecutive non-blocking initiations with Aggregate on one team are the
+// members of an aggregate that the first initiation without the flag ends
+// (the Last, blocking or not); the Last's handle syncs once every member
+// completed as its output sync mode asks, and the members' handles are
+// the invalid handle. Nothing moves before the Last. Then members whose
+// schedules have the same shape (same kind and root; for reductions the
+// same array, function and layouts) run as one schedule in lockstep, their
+// messages to one peer in one round travelling as one message (up to
+// 16 KiB); IN_ALLSYNC and OUT_ALLSYNC cost one barrier each for the whole
+// aggregate. An aggregate repeated on the same buffers (an iterative code)
+// reuses its operation. Barrier, team creation and destruction, and Close
+// are refused while the image has an aggregate open on the team
+// (ErrAggregateOpen); an aggregate open on one team does not hold back
+// collectives on others.
+//
+// # Segments
+//
+// With Options.SegmentSize every image has a segment (Image.Segment),
+// allocated collectively by a conduit that implements OneSided (for MPI, a
+// window). SrcInSegment and DstInSegment assert that the sources or
+// destinations lie in it (else ErrNotInSegment). The data-movement
+// collectives then move data one-sided: a receiver tells the sender where
+// its destination lies and the sender writes it with a notification
+// (DstInSegment), or the sender tells where its source lies and the
+// receiver reads it (SrcInSegment alone); no matching receive, no copy at
+// the receiving end. Transfers below Options.OneSidedMin (default just
+// above 8 KiB, where the control message stops paying for itself),
+// transfers through internal buffers (inner nodes of trees, packed
+// blocks), the reductions' partials and aggregates move as messages.
 //
 // # Progress
 //

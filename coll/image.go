@@ -29,6 +29,18 @@ type Options struct {
 	// that may be called from any thread (MPI_THREAD_MULTIPLE).
 	Progress         gsync.ProgressMode
 	ProgressInterval time.Duration
+	// SegmentSize is the size in bytes of every image's segment
+	// (Image.Segment): memory that peers write and read one-sided, which
+	// the SrcInSegment and DstInSegment flags name. 0: no segment. The
+	// conduit must implement OneSided.
+	SegmentSize int
+	// OneSidedMin is the size in bytes from which a transfer between
+	// in-segment data areas moves one-sided; smaller ones move as
+	// messages, as off the segment: the one-sided path pays a control
+	// message before the data (the receiver's offset), which costs more
+	// than the copy a small message saves. 0: DefaultOneSidedMin; 1: every
+	// transfer one-sided. The same on every node.
+	OneSidedMin int
 	// StallTimeout is how long a wait (Wait, WaitAll, WaitSome, a blocking
 	// collective, Close) may see no progress on what it waits for before
 	// it fails with ErrStalled, naming the collective, its sequence number
@@ -39,6 +51,13 @@ type Options struct {
 	// none.
 	StallTimeout time.Duration
 }
+
+// DefaultOneSidedMin is Options.OneSidedMin when 0: just above the MPI
+// conduit's eager ring messages (8 KiB), where collbench's
+// gocoll.Seg.Broadcast overtakes gocoll.Broadcast (np 2, one host: 0.23
+// against 0.24 us at 2 KiB as messages; one-sided 1.12 against 0.42 at 8
+// KiB, 1.46 against 5.39 at 32 KiB; see BENCHMARKS.md).
+const DefaultOneSidedMin = 8<<10 + 1
 
 // GatherAllAlgo names a gather_all algorithm.
 type GatherAllAlgo int
@@ -76,11 +95,10 @@ type Image struct {
 // imageTeam is an image's own state for a team it is a member of.
 type imageTeam struct {
 	tn        *teamNode
-	rank      int        // the image's team rank
-	calls     uint64     // AllThreads initiations on the team so far
-	creations uint64     // teams made from the team so far
-	lastFold  *localFold // its last self-served reduction's fold (local.go)
-	aggOpen   bool       // its last collective on the team had Aggregate (aggregate.go)
+	rank      int    // the image's team rank
+	calls     uint64 // AllThreads initiations on the team so far
+	creations uint64 // teams made from the team so far
+	aggOpen   bool   // its last collective on the team had Aggregate (aggregate.go)
 }
 
 // TeamAll is the team of every image (GASNET_TEAM_ALL).
@@ -99,6 +117,18 @@ func (im *Image) Images() int { return im.n.table.Images() }
 
 // Node is the node (conduit endpoint, MPI rank) hosting this image.
 func (im *Image) Node() int { return im.n.me }
+
+// Segment is the image's segment (Options.SegmentSize bytes; nil without
+// one): data areas in it may be named with SrcInSegment and DstInSegment,
+// and then move one-sided (see package documentation).
+func (im *Image) Segment() []byte {
+	if im.n.seg == nil {
+		return nil
+	}
+	s := im.n.opts.SegmentSize
+	k := im.image - im.n.first
+	return im.n.seg[k*s : (k+1)*s : (k+1)*s]
+}
 
 // Table is the images table given to Init.
 func (im *Image) Table() *images.Table { return im.n.table }

@@ -231,14 +231,13 @@ func TestReductionsImages(t *testing.T) {
 	}
 }
 
-// TestSelfServedReductions: on a team that lives on one node, small
-// Reduce and ReduceAll calls with AllThreads are folded by each image
-// itself (local.go). Images of one call may mix blocking and non-blocking
-// forms and arrive in any order; every result is the sequential fold (in
-// image order for non-commutative functions), bitwise the same as the
-// general path's (OUT_ALLSYNC takes it), and disagreements and overlaps
-// are still errors.
-func TestSelfServedReductions(t *testing.T) {
+// TestOneNodeReductions: on a team that lives on one node, Reduce and
+// ReduceAll calls with AllThreads run without the engine (runHere). Images
+// of one call may mix blocking and non-blocking forms and arrive in any
+// order; every result is the sequential fold (in image order for
+// non-commutative functions), bitwise the same in every output mode, and
+// disagreements and overlaps are errors.
+func TestOneNodeReductions(t *testing.T) {
 	for _, T := range []int{2, 3, 4} {
 		t.Run(fmt.Sprint(T), func(t *testing.T) {
 			shared := make([]byte, 8) // a destination two images pass
@@ -269,8 +268,7 @@ func TestSelfServedReductions(t *testing.T) {
 						}
 					}
 				}
-				// Floating point: the self-served fold gives the general
-				// path's bits (OUT_ALLSYNC is served by the schedule).
+				// Floating point: the same bits in every output mode.
 				src := []float64{0.1 * float64(me+1), 1e16 / float64(me+3), -1e16 / float64(me+2)}
 				var bits [2]uint64
 				for k, mode := range []gsync.Flags{gsync.OutMySync, gsync.OutAllSync} {
@@ -282,7 +280,7 @@ func TestSelfServedReductions(t *testing.T) {
 					bits[k] = math.Float64bits(res[0])
 				}
 				if bits[0] != bits[1] {
-					return fmt.Errorf("self-served sum %x, schedule's %x", bits[0], bits[1])
+					return fmt.Errorf("sum %x with OUT_MYSYNC, %x with OUT_ALLSYNC", bits[0], bits[1])
 				}
 				// Disagreement: every image that waits for the others hears of it.
 				b, d := make([]byte, 16), make([]byte, 16)

@@ -45,10 +45,11 @@ type node struct {
 	opts  Options
 	eng   *gsync.Engine
 	plans planCache
-	me    int  // this node
-	first int  // its first image
-	count int  // its images
-	multi bool // some node hosts several images
+	me    int    // this node
+	first int    // its first image
+	count int    // its images
+	multi bool   // some node hosts several images
+	seg   []byte // the node's segment (its images' in a row), nil without one (segment.go)
 	// contexts: 1<<ctxBits of them (at most 64); bit c of ctxUsed is set
 	// while a team with context c lives on this node (or a creation holds it)
 	ctxBits int
@@ -82,9 +83,8 @@ type teamNode struct {
 	// AllThreads initiations waiting for the rest of the node's members
 	amu     stdsync.Mutex
 	pending []*arrival
-	base    uint64      // call number of pending[0]
-	checked [2][][]byte // the buffers (dst, src) a self-served call last passed crossOverlap with (local.go)
-	agg     aggregate   // the open aggregate (aggregate.go)
+	base    uint64    // call number of pending[0]
+	agg     aggregate // the open aggregate (aggregate.go)
 	// lifetime (not counted for TeamAll, which lives as long as the node)
 	all        bool
 	unfinished atomic.Int64 // operations started and not finished
@@ -142,6 +142,12 @@ func Init(c Conduit, table *images.Table, myImage int, fns []reducefn.Entry, fla
 	if myImage < 0 || myImage >= table.Images() || table.NodeOf(myImage) != c.Node() {
 		return nil, fmt.Errorf("%w: image %d is not one of node %d's images %d..%d", ErrImage,
 			myImage, c.Node(), table.First(c.Node()), table.First(c.Node())+table.On(c.Node())-1)
+	}
+	if opts.SegmentSize < 0 || opts.OneSidedMin < 0 {
+		return nil, fmt.Errorf("%w: SegmentSize %d, OneSidedMin %d: must be >= 0", ErrOptions, opts.SegmentSize, opts.OneSidedMin)
+	}
+	if opts.OneSidedMin == 0 {
+		opts.OneSidedMin = DefaultOneSidedMin
 	}
 	if opts.Progress != gsync.Polling {
 		if ts, ok := c.(ThreadSafe); ok && !ts.ThreadMultiple() {
@@ -247,6 +253,9 @@ func (n *node) join(img int) (*Image, bool, error) {
 // agree on), and starts the progress agent.
 func (n *node) finishInit(im *Image, nfns int) {
 	err := n.agree(im, nfns)
+	if err == nil && n.opts.SegmentSize > 0 {
+		err = n.allocSegment()
+	}
 	if err == nil && n.opts.Progress != gsync.Polling {
 		err = n.eng.StartAgent(n.opts.Progress, n.opts.ProgressInterval)
 	}

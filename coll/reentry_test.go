@@ -99,7 +99,7 @@ type reentryHook struct {
 // TestReentryFails: a reduction function that calls gocoll gets
 // ErrReentrant from that call, the collective fails with ErrReentrant on
 // that node, nothing of it stays live, and the next collective works. On
-// teams across nodes (the engine) and on one node (self-served), with one
+// teams across nodes (the engine) and on one node (no transfer), with one
 // image per node and several, blocking and non-blocking, and with the
 // progress agent running the function. Every node's function re-enters
 // (its peers' view of one node failing is TestFailureSeenByPeers).

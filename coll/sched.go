@@ -1,6 +1,7 @@
 package coll
 
 import (
+	"encoding/binary"
 	"sync/atomic"
 
 	"github.com/gocoll/gocoll/reducefn"
@@ -58,6 +59,7 @@ type item struct {
 	send   bool
 	client bool
 	done   bool
+	seg    int32 // on the one-sided path: 1 + its index in seg.xs (segment.go)
 }
 
 // roundState counts what a round still waits for.
@@ -76,7 +78,8 @@ type schedOp struct {
 	bufs   []bufID     // every member's buffers, when the node has several (see plans.go)
 	out    gsync.Flags // output sync mode
 	rounds []round
-	sc     *scratch // internal buffers: back to their pools once finished, unless cached
+	sc     *scratch  // internal buffers: back to their pools once finished, unless cached
+	seg    *segState // the one-sided path (segment.go), or nil
 
 	// state of one run, set by reset
 	slot    uint32
@@ -107,6 +110,9 @@ func newSchedOp(n *node, tn *teamNode, c *call, rounds []round, sc *scratch) *sc
 	o := &schedOp{n: n, tn: tn, cd: n.cd, key: c.key, out: c.key.f.Out(), rounds: rounds, sc: sc}
 	if len(c.dst) > 1 {
 		o.bufs = bufIDs(c)
+	}
+	if m := n.segMode(&c.key); m != 0 {
+		o.seg = &segState{mode: m}
 	}
 	o.items = o.itemBuf[:0]
 	o.state = o.stateBuf[:0]
@@ -139,6 +145,9 @@ func (o *schedOp) reset() {
 			o.count(x.client, false, 1)
 		}
 		o.state[r].sendLeft = len(o.rounds[r].sends)
+	}
+	if o.seg != nil {
+		o.resetSeg()
 	}
 }
 
@@ -195,7 +204,14 @@ func (o *schedOp) countFinished(retired bool) {
 
 // Complete implements sync.Op.
 func (o *schedOp) Complete(idx uint32) {
-	o.complete(idx)
+	switch {
+	case idx&ignoreIdx != 0: // a message nobody waits for (segment.go)
+		return
+	case idx >= auxIdx:
+		o.completeCtl(idx - auxIdx)
+	default:
+		o.complete(idx)
+	}
 	o.releaseIfFinished()
 }
 
@@ -207,6 +223,13 @@ func (o *schedOp) complete(idx uint32) {
 	}
 	it.done = true
 	o.countXfer(it, -1)
+	if it.seg != 0 && o.seg.mode == segGet && !it.send {
+		x := &o.seg.xs[it.seg-1]
+		if int64(binary.LittleEndian.Uint64(x.ctl[:])) >= 0 { // the read is over: tell the sender
+			x.doneOwed = true
+			o.left++ // until sent (sendDone)
+		}
+	}
 	if it.send {
 		o.state[it.round].sendLeft--
 	} else {
@@ -229,6 +252,11 @@ func (o *schedOp) releaseIfFinished() {
 func (o *schedOp) Step() error {
 	if !o.posted {
 		o.posted = true
+		if o.seg != nil {
+			if err := o.postSeg(); err != nil {
+				return err
+			}
+		}
 		// Round 0's sends go first: a send leaves at once and no receive
 		// of this node can hold it up, and on the critical path of an
 		// exchange every call before the send is latency added.
@@ -241,6 +269,10 @@ func (o *schedOp) Step() error {
 		for r := range o.rounds {
 			o.left += len(o.rounds[r].recvs)
 			for _, x := range o.rounds[r].recvs {
+				if o.items[i].seg != 0 { // the one-sided path's (segment.go)
+					i++
+					continue
+				}
 				done, err := o.cd.Irecv(x.peer, o.tagBase|x.sub, x.buf, gsync.Token(o.slot, o.idxBase+i))
 				if err != nil {
 					return err
@@ -252,9 +284,22 @@ func (o *schedOp) Step() error {
 			}
 		}
 	}
-	for o.next < len(o.rounds) && o.ready(o.next) {
-		if err := o.startRound(); err != nil {
+	for {
+		for o.next < len(o.rounds) && o.ready(o.next) {
+			if err := o.startRound(); err != nil {
+				return err
+			}
+		}
+		if o.seg == nil {
+			break
+		}
+		// the one-sided path may complete a receive as it issues it (a
+		// get), which may make the next round ready
+		if err := o.stepSeg(); err != nil {
 			return err
+		}
+		if o.next == len(o.rounds) || !o.ready(o.next) {
+			break
 		}
 	}
 	o.releaseIfFinished()
@@ -271,6 +316,12 @@ func (o *schedOp) startRound() error {
 	o.left += len(o.rounds[r].sends)
 	for k, x := range o.rounds[r].sends {
 		idx := uint32(o.state[r].sendAt + k)
+		if o.items[idx].seg != 0 {
+			if err := o.startSeg(idx); err != nil {
+				return err
+			}
+			continue
+		}
 		done, err := o.cd.Isend(x.peer, o.tagBase|x.sub, x.buf, gsync.Token(o.slot, o.idxBase+idx))
 		if err != nil {
 			return err

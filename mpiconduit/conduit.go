@@ -10,9 +10,10 @@ import (
 
 // Conduit carries gocoll's collectives over nonblocking MPI point-to-point
 // on its own duplicate of a communicator, so that its tags never meet the
-// application's messages. It has the method set of coll.Conduit (this
-// package imports nothing of gocoll but the binding). Completions are
-// found by one MPI_Testsome over every outstanding request per Poll.
+// application's messages. It has the method sets of coll.Conduit and
+// coll.OneSided (segments: segment.go; this package imports nothing of
+// gocoll but the binding). Completions are found by one MPI_Testsome over
+// every outstanding request per Poll.
 //
 // Between processes that share memory, transfers of up to ShmMax bytes
 // go through rings in shared memory (see shm.go) with no MPI call. Other
@@ -27,8 +28,10 @@ import (
 // with its engine's lock held (a lock here would cost every transfer and
 // poll twice for nothing).
 type Conduit struct {
-	comm *mpi.Comm
-	shm  *shm // nil without the shared-memory path
+	comm   *mpi.Comm
+	shm    *shm     // nil without the shared-memory path
+	seg    *segment // nil before AllocSegment
+	closed bool
 
 	reqs    []mpi.Handle // the pending transfers
 	pending []pending    // the same index as reqs
@@ -37,7 +40,8 @@ type Conduit struct {
 	bounce  [numBounce][]mpi.Bounce // free C buffers by size class
 }
 
-// pending is a transfer MPI still holds.
+// pending is a transfer MPI still holds: its buffer (large transfers) or
+// C buffer (small ones), or nothing (the notifications of PutNotify).
 type pending struct {
 	token  uint64
 	pin    *runtime.Pinner // large transfers: the caller's pinned memory
@@ -69,6 +73,12 @@ type ConduitOptions struct {
 	// NoSharedMemory sends every transfer through MPI point-to-point, also
 	// between processes that share memory.
 	NoSharedMemory bool
+	// MaxNodeSize, when positive, splits the processes that share memory
+	// into groups of at most MaxNodeSize (by rank) that the conduit treats
+	// as nodes of their own, as GASNet's GASNET_SUPERNODE_MAXSIZE does:
+	// between groups, transfers and segments take the path between nodes.
+	// Tests and measurements use it to run that path on one host.
+	MaxNodeSize int
 }
 
 // NewConduit makes a conduit over a duplicate of c (collective over c),
@@ -86,7 +96,7 @@ func NewConduitWith(c *mpi.Comm, o ConduitOptions) (*Conduit, error) {
 	}
 	cd := &Conduit{comm: d}
 	if !o.NoSharedMemory {
-		if cd.shm, err = newShm(d); err != nil {
+		if cd.shm, err = newShm(d, o.MaxNodeSize); err != nil {
 			d.Free()
 			return nil, err
 		}
@@ -220,14 +230,16 @@ func (cd *Conduit) unpin(pin *runtime.Pinner) {
 // finish releases what a completed transfer held, delivering a small
 // receive's data.
 func (cd *Conduit) finish(p *pending) {
-	if p.pin != nil {
+	switch {
+	case p.pin != nil:
 		cd.unpin(p.pin)
-		return
+	case p.bounce != (mpi.Bounce{}):
+		if p.dst != nil {
+			copy(p.dst, p.bounce.Bytes(len(p.dst)))
+		}
+		cd.bounce[p.class] = append(cd.bounce[p.class], p.bounce)
 	}
-	if p.dst != nil {
-		copy(p.dst, p.bounce.Bytes(len(p.dst)))
-	}
-	cd.bounce[p.class] = append(cd.bounce[p.class], p.bounce)
+	// A notification of PutNotify holds nothing.
 }
 
 // Poll appends the tokens of completed transfers to done: those of the
@@ -261,11 +273,11 @@ func (cd *Conduit) completed(done []uint64, out int) []uint64 {
 		cd.finish(p)
 		*p = pending{}
 	}
-	// Compact: completed entries are zero (MPI set their handles to null).
-	n, k := len(cd.reqs), 0
+	// Compact: MPI set the handles of completed transfers to null.
+	n, k, null := len(cd.reqs), 0, mpi.NullHandle()
 	for i := 0; i < n; i++ {
-		if p := cd.pending[i]; p.pin != nil || p.bounce != (mpi.Bounce{}) {
-			cd.reqs[k], cd.pending[k] = cd.reqs[i], p
+		if h := cd.reqs[i]; h != null {
+			cd.reqs[k], cd.pending[k] = h, cd.pending[i]
 			k++
 		}
 	}
@@ -281,9 +293,20 @@ func (cd *Conduit) completed(done []uint64, out int) []uint64 {
 // for. Waits through MPI already yield inside MPI.
 func (cd *Conduit) Idle() { cd.shm.idle() }
 
-// Close frees the conduit's communicator, shared memory and C buffers;
-// transfers must be complete. It is collective.
+// Close frees the conduit's segment, communicator, shared memory and C
+// buffers; transfers must be complete. It is collective. Any later use is
+// an error (ErrClosed for the one-sided calls, mpi.ErrFreed for the
+// others).
 func (cd *Conduit) Close() error {
+	if cd.closed {
+		return closedErr("Close")
+	}
+	if cd.seg != nil {
+		if err := cd.seg.free(); err != nil {
+			return err
+		}
+		cd.seg = nil
+	}
 	if cd.shm != nil {
 		if err := cd.shm.close(); err != nil {
 			return err
@@ -296,6 +319,7 @@ func (cd *Conduit) Close() error {
 		}
 		cd.bounce[c] = nil
 	}
+	cd.closed = true
 	return cd.comm.Free()
 }
 

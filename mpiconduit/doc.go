@@ -16,7 +16,19 @@
 //   - shm.go: the shared-memory path, rings in an MPI shared window
 //     (MPI_Win_allocate_shared) with loads, stores and atomics and no MPI or
 //     cgo call, as GASNet's PSHM does; GOCOLL_SHM=0 in the environment (or
-//     ConduitOptions) turns it off.
+//     ConduitOptions) turns it off, and ConduitOptions.MaxNodeSize splits a
+//     host into smaller nodes.
+//   - segment.go: segments and one-sided transfers (coll.OneSided:
+//     AllocSegment, PutNotify, Get). Within a node a copy into or out of
+//     the peer's shared segment, the notification through the ring; between
+//     nodes an MPI window in a passive-target epoch, MPI_Put with
+//     MPI_Win_flush and a notification message, MPI_Get with
+//     MPI_Win_flush_local, one cgo call each (mpi.Win.PutNotify,
+//     mpi.Win.GetNow). The choice of passive target over
+//     post/start/complete/wait, measured with BenchmarkOneSided, is in
+//     BENCHMARKS.md. Without RMA (Open MPI's osc/pt2pt under
+//     MPI_THREAD_MULTIPLE, btl/tcp between hosts) AllocSegment returns
+//     ErrNoRMA.
 //
 // MPI's own misuse errors (mpi.ErrRank, mpi.ErrTag, mpi.ErrFreed ...) come
 // back unchanged from the conduit's calls.

@@ -190,6 +190,7 @@ func (q *fifo[T]) remove(i int) {
 type shm struct {
 	win   *mpi.Win
 	node  *mpi.Comm
+	ranks []int      // conduit rank of each process of node
 	peers []*shmPeer // by conduit rank; nil for processes on other nodes
 	done  []uint64   // tokens completed outside Poll, reported by the next one
 	max   int        // largest transfer through the rings
@@ -202,12 +203,23 @@ type shm struct {
 }
 
 // newShm sets up the rings among the processes of c that share memory
-// with this one (collective over c). When the shared window cannot be had
-// on some process, every process goes without (nil, no error).
-func newShm(c *mpi.Comm) (*shm, error) {
+// with this one (collective over c), in groups of at most maxNode of them
+// when maxNode > 0 (see ConduitOptions.MaxNodeSize). When the shared window
+// cannot be had on some process, every process goes without (nil, no
+// error).
+func newShm(c *mpi.Comm, maxNode int) (*shm, error) {
 	node, err := c.SplitShared()
 	if err != nil {
 		return nil, err
+	}
+	crowded := node.Size() > runtime.NumCPU() // the whole node's processes share its processors
+	if maxNode > 0 && node.Size() > maxNode {
+		group, err := node.Split(node.Rank()/maxNode, node.Rank())
+		node.Free()
+		if err != nil {
+			return nil, err
+		}
+		node = group
 	}
 	ranks, err := nodeRanks(c, node)
 	if err != nil {
@@ -229,7 +241,7 @@ func newShm(c *mpi.Comm) (*shm, error) {
 		node.Free()
 		return nil, err
 	}
-	s := &shm{win: win, node: node, peers: make([]*shmPeer, c.Size()), max: int(data / 8), oversubscribed: n > runtime.NumCPU()}
+	s := &shm{win: win, node: node, ranks: ranks, peers: make([]*shmPeer, c.Size()), max: int(data / 8), oversubscribed: crowded}
 	mine := win.Mem()
 	for l := 0; l < n; l++ {
 		theirs, err := win.SharedMem(l)

@@ -15,8 +15,9 @@ import (
 //
 //   - Goroutine: a goroutine of the engine polls while any operation is
 //     unfinished and parks (no CPU) while none is, as GASNet's blocked
-//     progress thread; it costs a processor while collectives are in
-//     flight and gives the best overlap.
+//     progress thread, or while a goroutine of the node waits in the
+//     engine (which polls); it costs a processor while collectives are in
+//     flight and the node computes, and gives the best overlap.
 //   - Periodic: a goroutine polls every interval while any operation is
 //     unfinished (a time.Ticker), cheap on the processor, slower to react.
 //
@@ -97,6 +98,7 @@ func (e *Engine) StartAgent(mode ProgressMode, interval time.Duration) error {
 	}
 	a := &agent{mode: mode, interval: interval, stop: make(chan struct{}), stopped: make(chan struct{})}
 	e.agent = a
+	e.hasAgent.Store(true)
 	go e.runAgent(a)
 	return nil
 }
@@ -169,6 +171,16 @@ func (e *Engine) runAgent(a *agent) {
 				return
 			default:
 			}
+		}
+		if e.waiters.Load() > 0 {
+			// A goroutine of the node waits, and so polls: two pollers
+			// would only share the processors the node's work needs.
+			select {
+			case <-a.stop:
+				return
+			case <-e.unwaited:
+			}
+			continue
 		}
 		if e.mu.TryLock() { // else the node's own goroutine is making progress
 			e.progress(true)

@@ -125,6 +125,8 @@ type Engine struct {
 	owed       []uint32      // slots the agent could not step (not agent-safe)
 	watched    []uint32      // slots with a Done channel to close
 	agent      *agent
+	hasAgent   atomic.Bool   // agent is set (read without the lock by Try)
+	unwaited   chan struct{} // the last waiter left (the agent resumes)
 	// the stall watchdog (watchdog.go)
 	stallAfter  time.Duration
 	completions uint64 // transfers completed on the node (under mu)
@@ -143,7 +145,7 @@ func (e *Engine) crowded() bool { return e.waiters.Load() > 1 || e.arriving.Load
 // idle (when not nil) after each poll that left them waiting: a conduit
 // may yield the processor there when processes outnumber processors.
 func NewEngine(poll PollFunc, idle func()) *Engine {
-	return &Engine{poll: poll, idle: idle, wake: make(chan struct{}, 1)}
+	return &Engine{poll: poll, idle: idle, wake: make(chan struct{}, 1), unwaited: make(chan struct{}, 1)}
 }
 
 // Shared tells the engine that several goroutines (the images of a node)
@@ -605,9 +607,13 @@ func (h Handle) try() (bool, error) {
 	// Another goroutine in the engine (another image of the node) is making
 	// progress for everyone: report "not yet" rather than queue for the
 	// lock. A waiter that queued could be passed over again and again by
-	// one that spins.
+	// one that spins. The progress agent, though, holds the lock for one
+	// poll at a time, and a Try after Done closed must succeed: queue.
 	if !e.mu.TryLock() {
-		return false, nil
+		if !e.hasAgent.Load() {
+			return false, nil
+		}
+		e.mu.Lock()
 	}
 	defer e.mu.Unlock()
 	if ok, err := e.trySync(h); ok || err != nil {
@@ -631,39 +637,6 @@ func (h Handle) tryPending() (bool, error) {
 	return h.try()
 }
 
-// AwaitFlag waits until f is set by another goroutine of the node (an
-// image that arrives at a collective the caller has joined). It spins on
-// the flag, whose store the loads see as soon as it happens, yielding the
-// processor every awaitSpins loads (the setter may need it) and making
-// progress on the node's operations now and then, as waits do. It fails
-// with ErrStalled, saying what why says, when the flag stays unset for
-// the stall timeout.
-func (e *Engine) AwaitFlag(f *atomic.Bool, why func() string) error {
-	last := time.Now()
-	w := awaitWatch(e, f, why)
-	for i := 1; !f.Load(); i++ {
-		if i%awaitSpins != 0 {
-			continue
-		}
-		if e.idle != nil {
-			e.idle()
-		}
-		runtime.Gosched()
-		if now := time.Now(); now.Sub(last) >= yieldEvery {
-			e.pollIfFree()
-			last = now
-			if err := w.check(now); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// awaitSpins is how many loads AwaitFlag makes between yields: about a
-// microsecond.
-const awaitSpins = 8
-
 // Wait makes progress until the sync succeeds, ctx is done, or the
 // operation fails; a panic of its reduction function is raised again, as
 // Try does.
@@ -684,9 +657,16 @@ func waitFor(ctx context.Context, e *Engine, try func() (bool, error), w *watch)
 		sp.idle = e.idle
 		if e.shared {
 			sp.e = e
+		}
+		if e.shared || e.hasAgent.Load() {
 			e.waiters.Add(1)
 			err := spinUntil(ctx, &sp, try)
-			e.waiters.Add(-1)
+			if e.waiters.Add(-1) == 0 {
+				select { // the agent may poll again
+				case e.unwaited <- struct{}{}:
+				default:
+				}
+			}
 			return err
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -197,24 +196,3 @@ func drainWatch(e *Engine) *watch {
 // the operation waits for (the parts that have not arrived); f is called
 // with no lock held. Set it once, before handles exist.
 func (p *Pending) Describe(f func() string) { p.describe = f }
-
-// awaitWatch is AwaitFlag's watchdog: it stalls when f stays unset.
-func awaitWatch(e *Engine, f *atomic.Bool, why func() string) *watch {
-	if e.stallAfter <= 0 {
-		return nil
-	}
-	return &watch{after: e.stallAfter,
-		progress: func() (uint64, bool) {
-			if f.Load() {
-				return 1, true
-			}
-			return 0, true
-		},
-		fail: func(d time.Duration) error {
-			what := "the node's other images"
-			if why != nil {
-				what = why()
-			}
-			return fmt.Errorf("%w for %v: %s", ErrStalled, d.Round(time.Millisecond), what)
-		}}
-}

@@ -2,7 +2,6 @@ package sync
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -86,12 +85,6 @@ func TestStallWatchdog(t *testing.T) {
 	ok, err := ph.Try()
 	require.False(t, ok)
 	require.NoError(t, err)
-
-	// AwaitFlag stalls too.
-	var flag atomic.Bool
-	err = e.AwaitFlag(&flag, func() string { return "image 9" })
-	require.ErrorIs(t, err, ErrStalled)
-	require.Contains(t, err.Error(), "image 9")
 
 	// No timeout: no watchdog.
 	e.SetStallTimeout(0)

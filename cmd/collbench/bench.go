@@ -218,7 +218,7 @@ func (b *bench) row(e entry, size int, cfg config) (row, error) {
 // table to out and the CSV rows to csv (when not nil) as it goes.
 func run(cfg config, c *mpi.Comm, out, csv io.Writer) (err error) {
 	b := newBench(c, cfg.maxSize, cfg.yield)
-	if err := b.initGocoll(cfg.progress); err != nil {
+	if err := b.initGocoll(cfg.progress, segmentSize(cfg, b.np)); err != nil {
 		return fmt.Errorf("initializing gocoll: %w", err)
 	}
 	if b.rank == root && b.needsImages(cfg) {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -15,18 +14,7 @@ import (
 // TestMain runs the tests inside one MPI session: without mpirun the process
 // is an MPI singleton; scripts/mpirun-tests.sh also runs this binary under
 // mpirun at several rank counts, where TestRunSmoke runs every operation.
-func TestMain(m *testing.M) {
-	if _, err := mpi.Init(mpi.ThreadMultiple); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL: Init:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := mpi.Finalize(); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL: Finalize:", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(mpi.RunTests(m)) }
 
 // TestRunSmoke runs the whole benchmark with a few iterations, sizes that are
 // not powers of two nor multiples of 8, and checks the table and the CSV.

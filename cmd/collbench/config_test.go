@@ -73,7 +73,7 @@ func TestCounts(t *testing.T) {
 
 func TestParseOps(t *testing.T) {
 	all := opNames()
-	if len(all) != 35 || all[0] != "PingPong" || all[1] != "Barrier" || all[14] != "gocoll.Broadcast" || all[28] != "gocoll.Agg16.Broadcast" || all[31] != "gocoll.Tnp.Broadcast" {
+	if len(all) != 37 || all[0] != "PingPong" || all[1] != "Barrier" || all[14] != "gocoll.Broadcast" || all[28] != "gocoll.Agg16.Broadcast" || all[31] != "gocoll.Seg.Broadcast" || all[33] != "gocoll.Tnp.Broadcast" {
 		t.Fatalf("opNames() = %v", all)
 	}
 	tnp := func(ops ...string) []string {

@@ -50,12 +50,12 @@ func gocollEntries(b *bench) []entry {
 
 // initGocoll starts gocoll's collectives on a conduit of their own (a
 // duplicate of the benchmark's communicator); collective.
-func (b *bench) initGocoll(progress gsync.ProgressMode) error {
+func (b *bench) initGocoll(progress gsync.ProgressMode, segment int) error {
 	cd, err := mpiconduit.NewConduit(b.comm)
 	if err != nil {
 		return err
 	}
-	b.im, err = coll.Init(cd, nil, 0, []reducefn.Entry{fnSum: reducefn.Sum[float64]()}, 0, coll.Options{Progress: progress})
+	b.im, err = coll.Init(cd, nil, 0, []reducefn.Entry{fnSum: reducefn.Sum[float64]()}, 0, coll.Options{Progress: progress, SegmentSize: segment})
 	return err
 }
 

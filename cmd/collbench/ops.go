@@ -1,6 +1,8 @@
 package main
 
 import (
+	"slices"
+
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
@@ -51,7 +53,7 @@ func entries(b *bench) []entry {
 		{name: "ReduceScatterBlock", sized: true, goLoop: b.goReduceScatterBlock, cLoop: b.cReduceScatterBlock},
 		{name: "Ibcast", sized: true, goLoop: b.goIbcast, cLoop: b.cIbcast},
 		{name: "Iallreduce", sized: true, goLoop: b.goIallreduce, cLoop: b.cIallreduce},
-	}, append(append(gocollEntries(b), aggregateEntries(b)...), imagesEntries(b)...)...)
+	}, slices.Concat(gocollEntries(b), aggregateEntries(b), segmentEntries(b), imagesEntries(b))...)
 }
 
 // opNames are the names of the entries, in table order.

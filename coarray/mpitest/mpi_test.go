@@ -4,7 +4,6 @@ package mpitest
 // the conduit.
 
 import (
-	"fmt"
 	"os"
 	"testing"
 
@@ -13,18 +12,7 @@ import (
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
-func TestMain(m *testing.M) {
-	if _, err := mpi.Init(mpi.ThreadMultiple); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL: MPI init:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := mpi.Finalize(); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL: MPI finalize:", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(mpi.RunTests(m)) }
 
 // newConduit is a conduit on a duplicate of MPI_COMM_WORLD, and the rank
 // and size of the job.

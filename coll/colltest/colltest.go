@@ -3,6 +3,11 @@
 // can delay and reorder messages at random, so that a missing
 // synchronization shows up as a wrong value (or as a data race under
 // -race). Use it to unit-test collective code with `go test`, no mpirun.
+//
+// Its nodes have segments too (coll.OneSided, segment.go): Go slices that
+// PutNotify and Get copy into and out of, with the delays of messages.
+// CheckOneSided (onesided.go) is the conformance check of any conduit's
+// segments, run here in-process and in coll/mpitest over MPI.
 package colltest
 
 import (
@@ -24,6 +29,8 @@ type Options struct {
 	// MaxDelay delays each message by a random time in [0, MaxDelay); zero
 	// delivers at once. Delayed messages may overtake each other when their
 	// tags or destinations differ, never otherwise (MPI's rule).
+	// PutNotify's copy is made when its notification is delivered, just
+	// before it; Get's copy after a delay of its own.
 	MaxDelay time.Duration
 	// Seed seeds the delays (0: a fixed default).
 	Seed uint64
@@ -37,11 +44,21 @@ type World struct {
 	rng   *rand.Rand
 	wg    sync.WaitGroup // messages in flight
 	sent  atomic.Int64   // messages sent, for tests that count them
+	puts  atomic.Int64   // PutNotify calls
+	gets  atomic.Int64   // Get calls
+
+	segMu   sync.Mutex // guards segs and every node's segment fields
+	segCond *sync.Cond
+	segs    segments
 }
 
 // Sent is the number of messages sent so far by all nodes (each Isend is
 // one), so that a test can count what a collective costs on the wire.
 func (w *World) Sent() int64 { return w.sent.Load() }
+
+// OneSided is the number of PutNotify and Get calls so far by all nodes,
+// so that a test can tell which path a collective's data took.
+func (w *World) OneSided() (puts, gets int64) { return w.puts.Load(), w.gets.Load() }
 
 // NewWorld makes n connected nodes.
 func NewWorld(n int, opts Options) *World {
@@ -50,6 +67,7 @@ func NewWorld(n int, opts Options) *World {
 		seed = 0x9e3779b97f4a7c15
 	}
 	w := &World{opts: opts, rng: rand.New(rand.NewPCG(seed, uint64(n)))}
+	w.segCond = sync.NewCond(&w.segMu)
 	for i := range n {
 		w.nodes = append(w.nodes, &Conduit{w: w, node: i})
 	}
@@ -85,6 +103,10 @@ type Conduit struct {
 	unexpected []*message
 	done       []uint64
 	err        error
+
+	seg       []byte // the segment (coll.OneSided)
+	segCalled bool   // AllocSegment was called
+	segReady  bool   // AllocSegment succeeded
 }
 
 // route is a destination and a tag: the messages of one route arrive in
@@ -120,6 +142,12 @@ var ErrPeer = errors.New("colltest: no such node")
 // delivered, not now, as a network reading the buffer late would; a send
 // without delay is delivered, and complete, during the call.
 func (c *Conduit) Isend(dst, tag int, b []byte, token uint64) (bool, error) {
+	return c.send(dst, tag, b, token, nil)
+}
+
+// send is Isend that runs put (if not nil) just before it delivers the
+// message, in the same goroutine: PutNotify's copy.
+func (c *Conduit) send(dst, tag int, b []byte, token uint64, put func()) (bool, error) {
 	if dst < 0 || dst >= len(c.w.nodes) {
 		return false, fmt.Errorf("%w: %d", ErrPeer, dst)
 	}
@@ -133,7 +161,7 @@ func (c *Conduit) Isend(dst, tag int, b []byte, token uint64) (bool, error) {
 	before := c.inFlight[k]
 	if d == 0 && before == nil {
 		c.mu.Unlock()
-		to.deliver(c, tag, b)
+		to.deliverAfter(put, c, tag, b)
 		return true, nil
 	}
 	delivered := make(chan struct{})
@@ -149,7 +177,7 @@ func (c *Conduit) Isend(dst, tag int, b []byte, token uint64) (bool, error) {
 		if before != nil {
 			<-before
 		}
-		to.deliver(c, tag, b)
+		to.deliverAfter(put, c, tag, b)
 		c.mu.Lock()
 		if c.inFlight[k] == delivered {
 			delete(c.inFlight, k)
@@ -159,6 +187,14 @@ func (c *Conduit) Isend(dst, tag int, b []byte, token uint64) (bool, error) {
 		c.complete(token)
 	}()
 	return false, nil
+}
+
+// deliverAfter runs put, if not nil, then delivers the message.
+func (c *Conduit) deliverAfter(put func(), from *Conduit, tag int, b []byte) {
+	if put != nil {
+		put()
+	}
+	c.deliver(from, tag, b)
 }
 
 // deliver matches a message from `from` against the receives posted here.

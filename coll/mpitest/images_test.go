@@ -46,12 +46,17 @@ func affine(results, left, right []byte, es int, _ reducefn.Flags, _ int) {
 // runImages runs fn on every image of this process, per[rank] of them,
 // each on its own goroutine after its own coll.Init.
 func runImages(per []int, opts coll.Options, fn func(im *coll.Image, nd *colltest.Node) error) error {
+	return runImagesOn(mpiconduit.ConduitOptions{}, per, opts, fn)
+}
+
+// runImagesOn is runImages on a conduit made with options co.
+func runImagesOn(co mpiconduit.ConduitOptions, per []int, opts coll.Options, fn func(im *coll.Image, nd *colltest.Node) error) error {
 	w := mpi.World()
 	table, err := images.New(per)
 	if err != nil {
 		return err
 	}
-	cd, err := mpiconduit.NewConduit(w)
+	cd, err := mpiconduit.NewConduitWith(w, co)
 	if err != nil {
 		return err
 	}

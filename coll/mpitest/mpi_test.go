@@ -11,18 +11,7 @@ import (
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
-func TestMain(m *testing.M) {
-	if _, err := mpi.Init(mpi.ThreadMultiple); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL: MPI init:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if err := mpi.Finalize(); err != nil {
-		fmt.Fprintln(os.Stderr, "FAIL: MPI finalize:", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(mpi.RunTests(m)) }
 
 // winMemory is colltest.Memory over an MPI window in a passive-target
 // epoch: Put and Get are complete on return through Flush.

@@ -3,6 +3,7 @@ package mpi
 /*
 #include <stdlib.h>
 #include "gc.h"
+#include "gc_win.h"
 */
 import "C"
 
@@ -11,13 +12,15 @@ import (
 	"unsafe"
 )
 
-// The batched nonblocking layer: point-to-point for a caller that keeps its
-// own table of outstanding transfers, as mpiconduit's Conduit does, and
-// cannot afford a Request per transfer (its allocation, its pins, a cgo
-// call per test). It hands out bare request handles (Handle), sends small
-// transfers through C memory (Bounce) so that nothing needs pinning, starts
-// and tests a small transfer in the same cgo call, and tests a whole table
-// of handles in one more (TestsomeHandles). Each function is one cgo call
+// The batched nonblocking layer: point-to-point and one-sided transfers for
+// a caller that keeps its own table of outstanding transfers, as
+// mpiconduit's Conduit does, and cannot afford a Request per transfer (its
+// allocation, its pins, a cgo call per test). It hands out bare request
+// handles (Handle), sends small transfers through C memory (Bounce) so that
+// nothing needs pinning, starts and tests a small transfer in the same cgo
+// call, tests a whole table of handles in one more (TestsomeHandles), and
+// puts with a notification or gets on a window in one cgo call that
+// completes them (Win.PutNotify, Win.GetNow). Each function is one cgo call
 // and allocates nothing; each checks its arguments as the rest of the
 // binding does.
 
@@ -150,4 +153,69 @@ func TestsomeHandles(hs []Handle, idx []int32) (int, error) {
 		return 0, nil
 	}
 	return int(res.flag), nil
+}
+
+// The one-sided part of the batched layer: transfers on a window in a
+// passive-target epoch (LockAll), each one cgo call that also completes
+// it, so that MPI keeps no pointer to the caller's buffer past the call
+// and nothing is pinned. Neither may run concurrently with w.Free.
+
+var (
+	putNotifySteps = [...]string{"MPI_Put", "MPI_Win_flush", "MPI_Isend", "MPI_Test"}
+	getNowSteps    = [...]string{"MPI_Get", "MPI_Win_flush_local"}
+)
+
+// PutNotify writes b into target's part of w at disp (in w's displacement
+// units) and completes it there (MPI_Put, MPI_Win_flush), then starts
+// sending a zero-byte notification to target with tag on c and tests it
+// (MPI_Isend, MPI_Test): all in one cgo call, so that when the
+// notification is received the bytes are in place. c must have w's group
+// in the same order (a Dup of w's communicator, say). done reports that
+// the notification completed already; otherwise h completes it.
+func (w *Win) PutNotify(b []byte, target, disp int, c *Comm, tag int) (h Handle, done bool, err error) {
+	const op = "MPI_Put"
+	if err := w.checkNow(op, b, target, disp); err != nil {
+		return 0, false, err
+	}
+	if err := c.CheckTransfer("MPI_Isend", b, target, tag); err != nil {
+		return 0, false, err
+	}
+	if c.size != w.comm.size {
+		return 0, false, misuse(ErrArg, op, "the notification's communicator has %d processes, the window's %d", c.size, w.comm.size)
+	}
+	res := C.gc_put_notify(cbuf(unsafe.Pointer(unsafe.SliceData(b))), C.int(len(b)), C.int(target), C.MPI_Aint(disp),
+		w.hv(), C.int(tag), hComm(c.h))
+	if res.rc != C.MPI_SUCCESS {
+		return 0, false, newError(putNotifySteps[res.index], res.rc)
+	}
+	return Handle(res.req), res.flag != 0, nil
+}
+
+// GetNow reads len(b) bytes of src's part of w at disp into b and
+// completes the read (MPI_Get, MPI_Win_flush_local), in one cgo call.
+func (w *Win) GetNow(b []byte, src, disp int) error {
+	const op = "MPI_Get"
+	if err := w.checkNow(op, b, src, disp); err != nil {
+		return err
+	}
+	res := C.gc_get_now(cbuf(unsafe.Pointer(unsafe.SliceData(b))), C.int(len(b)), C.int(src), C.MPI_Aint(disp), w.hv())
+	if res.rc != C.MPI_SUCCESS {
+		return newError(getNowSteps[res.index], res.rc)
+	}
+	return nil
+}
+
+// checkNow is the misuse check of PutNotify and GetNow: a buffer MPI can
+// count, a real rank (not ProcNull) and a range inside its window.
+func (w *Win) checkNow(op string, b []byte, rank, disp int) error {
+	if b == nil || len(b) > math.MaxInt32 {
+		return sliceErr(op, b == nil, len(b))
+	}
+	if err := w.check(op); err != nil {
+		return err
+	}
+	if err := w.comm.checkRank(op, rank); err != nil {
+		return err
+	}
+	return w.checkTarget(op, rank, disp, len(b))
 }

@@ -157,3 +157,29 @@ int gc_win_flush_all(uintptr_t w) { return MPI_Win_flush_all(GC_WIN(w)); }
 int gc_win_flush_local(int rank, uintptr_t w) { return MPI_Win_flush_local(rank, GC_WIN(w)); }
 int gc_win_flush_local_all(uintptr_t w) { return MPI_Win_flush_local_all(GC_WIN(w)); }
 int gc_win_sync(uintptr_t w) { return MPI_Win_sync(GC_WIN(w)); }
+
+gc_result gc_put_notify(const char *o, int n, int target, MPI_Aint disp, uintptr_t w, int tag, uintptr_t c) {
+	gc_result r = {0};
+	MPI_Request q = MPI_REQUEST_NULL;
+	r.rc = MPI_Put(o, n, MPI_BYTE, target, disp, n, MPI_BYTE, GC_WIN(w));
+	if (r.rc != MPI_SUCCESS) return r;
+	r.index = 1;
+	r.rc = MPI_Win_flush(target, GC_WIN(w));
+	if (r.rc != MPI_SUCCESS) return r;
+	r.index = 2;
+	r.rc = MPI_Isend(NULL, 0, MPI_BYTE, target, tag, GC_COMM(c), &q);
+	if (r.rc != MPI_SUCCESS) return r;
+	r.index = 3;
+	r.rc = MPI_Test(&q, &r.flag, MPI_STATUS_IGNORE);
+	r.req = (uintptr_t)q;
+	return r;
+}
+
+gc_result gc_get_now(char *o, int n, int src, MPI_Aint disp, uintptr_t w) {
+	gc_result r = {0};
+	r.rc = MPI_Get(o, n, MPI_BYTE, src, disp, n, MPI_BYTE, GC_WIN(w));
+	if (r.rc != MPI_SUCCESS) return r;
+	r.index = 1;
+	r.rc = MPI_Win_flush_local(src, GC_WIN(w));
+	return r;
+}

@@ -57,4 +57,14 @@ int gc_win_flush_local(int rank, uintptr_t w);
 int gc_win_flush_local_all(uintptr_t w);
 int gc_win_sync(uintptr_t w);
 
+// The batched layer's one-sided transfers (batch.go), one cgo call each that
+// completes the transfer, so that MPI keeps no pointer to the origin buffer
+// past the call. gc_put_notify puts n bytes into target's window at disp,
+// completes them there (MPI_Win_flush), then starts a zero-byte
+// notification to target with tag on c and tests it. gc_get_now gets n
+// bytes and completes the get (MPI_Win_flush_local). On failure, index is
+// the step that failed: 0 put or get, 1 flush, 2 isend, 3 test.
+gc_result gc_put_notify(const char *o, int n, int target, MPI_Aint disp, uintptr_t w, int tag, uintptr_t c);
+gc_result gc_get_now(char *o, int n, int src, MPI_Aint disp, uintptr_t w);
+
 #endif

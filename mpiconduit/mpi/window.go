@@ -338,6 +338,11 @@ func MemOf[T Element](w *Win) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(m))), len(m)/int(unsafe.Sizeof(z)))
 }
 
+// Component is the name of Open MPI's one-sided (osc) component that serves
+// the window, as the window's name gives it: "rdma", or "" for a component
+// that names none (osc/sm).
+func (w *Win) Component() string { return w.osc }
+
 // Comm is the communicator the window was made over; ranks of the window's
 // operations are ranks of it.
 func (w *Win) Comm() *Comm { return w.comm }

@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"unsafe"
 
+	"github.com/gocoll/gocoll/mpiconduit/internal/singleton"
 	"github.com/stretchr/testify/require"
 )
 
@@ -981,16 +980,71 @@ func TestWinPt2ptExplained(t *testing.T) {
 	if World().Rank() != 0 {
 		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestWinPt2ptExplained$", "-test.v")
-	// The child must not join this job: drop what mpirun set for its ranks.
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "OMPI_") && !strings.HasPrefix(kv, "PMIX_") &&
-			!strings.HasPrefix(kv, "ORTE_") && !strings.HasPrefix(kv, "OPAL_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, pt2ptChild+"=1", "OMPI_MCA_osc=pt2pt")
+	cmd := singleton.Command([]string{"-test.run=^TestWinPt2ptExplained$", "-test.v"}, pt2ptChild+"=1", "OMPI_MCA_osc=pt2pt")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "child output:\n%s", out)
 	require.Contains(t, string(out), "--- PASS: TestWinPt2ptExplained")
+}
+
+// TestWinPutNotifyGetNow checks the batched layer's one-sided calls: every
+// rank puts a block into the next rank's window with a notification on a
+// duplicate communicator; the next rank finds the block in place when the
+// notification arrives, then reads the previous rank's block back with
+// GetNow. Misuse is refused before MPI is called.
+func TestWinPutNotifyGetNow(t *testing.T) {
+	w := World()
+	p, me := w.Size(), w.Rank()
+	next, prev := (me+1)%p, (me+p-1)%p
+	c, err := w.Dup()
+	require.NoError(t, err)
+	defer c.Free()
+	const n = 1000
+	win, err := WinAllocate(w, 2*n, 1)
+	require.NoError(t, err)
+	require.NoError(t, win.LockAll(ModeNoCheck))
+	mem := win.Mem()
+	out := make([]byte, n)
+	for i := range out {
+		out[i] = patByte(me, 1, i)
+	}
+	require.NoError(t, w.Barrier())
+	h, done, err := win.PutNotify(out, next, n, c, 9)
+	require.NoError(t, err)
+	if _, err := c.Recv([]byte{}, prev, 9); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		require.Equal(t, patByte(prev, 1, i), mem[n+i], "byte %d from rank %d, on its notification", i, prev)
+	}
+	if !done {
+		rs := []Handle{h}
+		for k := 0; k == 0; {
+			k, err = TestsomeHandles(rs, make([]int32, 1))
+			require.NoError(t, err)
+		}
+	}
+	require.NoError(t, w.Barrier())
+	in := make([]byte, n)
+	require.NoError(t, win.GetNow(in, next, n))
+	require.Equal(t, out, in, "my own block, read back from rank %d", next)
+
+	b := make([]byte, 8)
+	_, _, err = win.PutNotify(nil, next, 0, c, 9)
+	require.ErrorIs(t, err, ErrNilBuffer)
+	_, _, err = win.PutNotify(b, ProcNull, 0, c, 9)
+	require.ErrorIs(t, err, ErrRank)
+	_, _, err = win.PutNotify(b, next, 2*n-7, c, 9)
+	require.ErrorIs(t, err, ErrArg, "one byte past the window")
+	_, _, err = win.PutNotify(b, next, 0, c, -1)
+	require.ErrorIs(t, err, ErrTag)
+	if p > 1 {
+		_, _, err = win.PutNotify(b, 0, 0, Self(), 9)
+		require.ErrorIs(t, err, ErrArg, "a communicator of another size")
+	}
+	require.ErrorIs(t, win.GetNow(b, p, 0), ErrRank)
+	require.ErrorIs(t, win.GetNow(b, next, -1), ErrArg)
+	require.NoError(t, w.Barrier())
+	require.NoError(t, win.UnlockAll())
+	require.NoError(t, win.Free())
+	require.ErrorIs(t, win.GetNow(b, next, 0), ErrFreed)
 }
