@@ -51,8 +51,13 @@ func runImages(per []int, opts coll.Options, fn func(im *coll.Image, nd *colltes
 
 // runImagesOn is runImages on a conduit made with options co.
 func runImagesOn(co mpiconduit.ConduitOptions, per []int, opts coll.Options, fn func(im *coll.Image, nd *colltest.Node) error) error {
+	return runImagesWith(co, per, opts, fns, fn)
+}
+
+// runImagesWith is runImagesOn with the function table table.
+func runImagesWith(co mpiconduit.ConduitOptions, per []int, opts coll.Options, table []reducefn.Entry, fn func(im *coll.Image, nd *colltest.Node) error) error {
 	w := mpi.World()
-	table, err := images.New(per)
+	tbl, err := images.New(per)
 	if err != nil {
 		return err
 	}
@@ -66,8 +71,8 @@ func runImagesOn(co mpiconduit.ConduitOptions, per []int, opts coll.Options, fn 
 	var wg sync.WaitGroup
 	for k := range per[me] {
 		wg.Go(func() {
-			img := table.First(me) + k
-			im, err := coll.Init(cd, table, img, fns, 0, opts)
+			img := tbl.First(me) + k
+			im, err := coll.Init(cd, tbl, img, table, 0, opts)
 			if err == nil {
 				err = fn(im, nd)
 			}
