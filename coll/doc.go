@@ -78,6 +78,15 @@
 //     rules) is in aggregate.go.
 //   - Segments and the one-sided path (SrcInSegment, DstInSegment,
 //     ErrNotInSegment, the control messages) are in segment.go.
+//   - The stall watchdog: its timeout (Options.StallTimeout, GOCOLL_STALL,
+//     DefaultStallTimeout) and what a stalled collective names (kind,
+//     sequence number, team, images waited for) in watchdog.go; the waits
+//     that run it, and what a stall fails, in package sync (watchdog.go).
+//   - Reduction functions run through reducer.call (reduce.go), which makes
+//     them user code for package sync (user.go): a call into gocoll from
+//     one is ErrReentrant, a panic becomes a *PanicError raised again on
+//     the application's goroutine. What a collective that failed part way
+//     leaves behind (its transfers in flight) is in fail.go.
 //
 // # Addressing
 //
@@ -211,7 +220,16 @@
 // A collective that fails on a node after it started (see fail.go) is
 // over on that node: its handles return the error and it leaves Live once
 // they are synced. Its peers are not told; they see the collective stop.
+// Receives it posted stay posted (the conduit cannot take them back): a
+// peer that catches up late may still write into the destination, whose
+// contents are undefined after a failure.
 //
+//   - A wait (Wait, WaitAll, WaitSome, a blocking collective) that sees no
+//     progress on what it waits for for Options.StallTimeout fails with
+//     ErrStalled, naming the collective, its sequence number on the team
+//     and the images it waits for: a peer that skipped a call, returned
+//     early or died is an error, not a hang. The waited operations fail on
+//     this node; Close reports a stall and fails nothing.
 //   - A reduction function (reducefn.Func) must not call gocoll: such a
 //     call returns ErrReentrant, and once the function returns, the
 //     collective it ran for fails with ErrReentrant on that node.
@@ -219,5 +237,8 @@
 //     raised again, as a *PanicError holding the value and the stack, on
 //     the application goroutine whose call ran the function or that syncs
 //     the collective's handle (on the progress agent nothing panics).
-//     Peers that needed the failed node's later messages stall.
+//
+// A failure on one node is a stall on its peers: those that needed its
+// later messages get ErrStalled naming it (or naming a peer that waits for
+// it), those that did not finish normally.
 package coll

@@ -46,7 +46,9 @@ type Options struct {
 	// it fails with ErrStalled, naming the collective, its sequence number
 	// on the team (counted from 0 at the team's creation, as on the wire:
 	// on TeamAll, Init's agreement is #0; Split and TeamFromImages take
-	// two on the parent) and the images it waits for. 0 means the environment's GOCOLL_STALL (a duration, or 0
+	// two on the parent; on a team within one node, which sends nothing,
+	// its number among the team's AllThreads calls) and the images it
+	// waits for. 0 means the environment's GOCOLL_STALL (a duration, or 0
 	// or off for none) when set, else DefaultStallTimeout; negative means
 	// none.
 	StallTimeout time.Duration
