@@ -644,15 +644,15 @@ func (h Handle) Wait(ctx context.Context) error {
 	if err := Reentrant(); err != nil {
 		return err
 	}
-	hs := []Handle{h}
-	return Rethrow(waitFor(ctx, h.engine(), h.try, handleWatch(h.engine(), hs)))
+	hs := [1]Handle{h}
+	return Rethrow(waitFor(ctx, h.engine(), h.try, hs[:]))
 }
 
 // waitFor calls try until it reports success or an error, pacing the
 // loop with a spinner that calls idle between tries and runs the
-// watchdog w (nil: none).
-func waitFor(ctx context.Context, e *Engine, try func() (bool, error), w *watch) error {
-	sp := spinner{w: w}
+// stall watchdog on the handles hs (nil: on the node's operations).
+func waitFor(ctx context.Context, e *Engine, try func() (bool, error), hs []Handle) error {
+	sp := spinner{w: watchOf(e, hs)}
 	if e != nil {
 		sp.idle = e.idle
 		if e.shared {
@@ -760,7 +760,7 @@ func WaitAll(ctx context.Context, hs []Handle) error {
 		return err
 	}
 	e := engineOf(hs)
-	return Rethrow(waitFor(ctx, e, func() (bool, error) { return tryAll(hs) }, handleWatch(e, hs)))
+	return Rethrow(waitFor(ctx, e, func() (bool, error) { return tryAll(hs) }, hs))
 }
 
 // TrySome makes progress and reports whether at least one valid handle
@@ -784,7 +784,7 @@ func WaitSome(ctx context.Context, hs []Handle) error {
 		return err
 	}
 	e := engineOf(hs)
-	return Rethrow(waitFor(ctx, e, func() (bool, error) { return trySome(hs) }, handleWatch(e, hs)))
+	return Rethrow(waitFor(ctx, e, func() (bool, error) { return trySome(hs) }, hs))
 }
 
 // spinner paces a wait loop. Polling is what makes progress, so a waiter
@@ -802,7 +802,7 @@ type spinner struct {
 	last time.Time
 	e    *Engine
 	idle func()
-	w    *watch // the wait's watchdog, nil for none
+	w    watch // the wait's stall watchdog
 }
 
 // engineOf is the engine of the first valid handle.

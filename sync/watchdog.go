@@ -24,8 +24,9 @@ import (
 //   - WaitUntil (Drain, and so Close) reports the node's unfinished
 //     operations and fails none.
 //
-// The check runs at the pace of the wait's clock readings (a few times a
-// millisecond) and costs a look at a counter.
+// The check runs at the pace of the wait's clock readings (every 64
+// polls), costs a TryLock and a look at the waited operations' completion
+// counts, and allocates nothing (the watch lives in the wait's spinner).
 
 // ErrStalled: a wait saw no progress for the stall timeout.
 var ErrStalled = errors.New("gocoll: collective stalled: no progress")
@@ -42,21 +43,32 @@ type Staller interface {
 // any use of the engine.
 func (e *Engine) SetStallTimeout(d time.Duration) { e.stallAfter = max(d, 0) }
 
-// watch is one wait's watchdog: progress reports a count that grows with
-// progress on what the wait waits for (ok false when it could not look
-// now), fail gives up on it after d without progress: it fails what it can
-// (the wait's next try reports it) and returns an error for the rest.
+// watch is one wait's watchdog, kept in its spinner (no allocation): it
+// watches the handles hs, or, with hs nil, the node's operations (Drain).
+// after 0 means none.
 type watch struct {
-	after    time.Duration
-	progress func() (n uint64, ok bool)
-	fail     func(d time.Duration) error
-	last     uint64
-	since    time.Time
+	after time.Duration
+	e     *Engine
+	hs    []Handle
+	last  uint64
+	since time.Time
 }
 
-// check runs the watchdog at time now.
+// watchOf is the watchdog of a wait on hs (nil: the node's operations).
+func watchOf(e *Engine, hs []Handle) watch {
+	if e == nil {
+		return watch{}
+	}
+	return watch{after: e.stallAfter, e: e, hs: hs}
+}
+
+// check runs the watchdog at time now: progress counts what grows with
+// progress on what the wait waits for (false when it could not look now);
+// after the timeout without progress, fail gives up on it: it fails what
+// it can (the wait's next try reports it) and returns an error for the
+// rest.
 func (w *watch) check(now time.Time) error {
-	if w == nil || w.after <= 0 {
+	if w.after <= 0 {
 		return nil
 	}
 	n, ok := w.progress()
@@ -69,9 +81,24 @@ func (w *watch) check(now time.Time) error {
 	}
 	if d := now.Sub(w.since); d >= w.after {
 		w.since = now // once per timeout, should fail leave something to wait for
-		return w.fail(d)
+		if w.hs == nil {
+			return w.e.stalledNode(d)
+		}
+		return w.e.failStalled(w.hs, d)
 	}
 	return nil
+}
+
+func (w *watch) progress() (uint64, bool) {
+	e := w.e
+	if !e.mu.TryLock() {
+		return 0, false
+	}
+	defer e.mu.Unlock()
+	if w.hs == nil {
+		return e.completions, true // any completion on the node
+	}
+	return e.handlesProgress(w.hs), true
 }
 
 // stallError is the error of an operation that saw no progress for d.
@@ -83,21 +110,10 @@ func stallError(op any, d time.Duration) error {
 	return fmt.Errorf("%w for %v: %s", ErrStalled, d.Round(time.Millisecond), what)
 }
 
-// handleWatch watches the handles of a wait.
-func handleWatch(e *Engine, hs []Handle) *watch {
-	if e == nil || e.stallAfter <= 0 {
-		return nil
-	}
-	return &watch{after: e.stallAfter, progress: func() (uint64, bool) { return e.handlesProgress(hs) }, fail: func(d time.Duration) error { return e.failStalled(hs, d) }}
-}
-
 // handlesProgress counts the completions of the handles' operations, and
-// their starting (pending handles) and syncing (the invalid handle).
-func (e *Engine) handlesProgress(hs []Handle) (uint64, bool) {
-	if !e.mu.TryLock() {
-		return 0, false
-	}
-	defer e.mu.Unlock()
+// their starting (pending handles) and syncing (the invalid handle), with
+// e.mu held.
+func (e *Engine) handlesProgress(hs []Handle) uint64 {
 	var n uint64
 	for _, h := range hs {
 		switch {
@@ -115,7 +131,7 @@ func (e *Engine) handlesProgress(hs []Handle) (uint64, bool) {
 			}
 		}
 	}
-	return n, true
+	return n
 }
 
 // failStalled fails the operations of the handles that are still live
@@ -161,35 +177,22 @@ func (e *Engine) failStalled(hs []Handle, d time.Duration) error {
 	return errors.Join(pend...)
 }
 
-// drainWatch watches WaitUntil: progress is any completion on the node;
-// a stall reports the unfinished operations.
-func drainWatch(e *Engine) *watch {
-	if e.stallAfter <= 0 {
+// stalledNode is the error of a stalled WaitUntil: the node's unfinished
+// operations (it fails none), nil if there are none.
+func (e *Engine) stalledNode(d time.Duration) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var what []string
+	for s := range e.slots {
+		en := &e.slots[s]
+		if en.op != nil && !en.fin && !en.abandoned {
+			what = append(what, stallError(en.op, d).Error())
+		}
+	}
+	if len(what) == 0 {
 		return nil
 	}
-	return &watch{after: e.stallAfter,
-		progress: func() (uint64, bool) {
-			if !e.mu.TryLock() {
-				return 0, false
-			}
-			defer e.mu.Unlock()
-			return e.completions, true
-		},
-		fail: func(d time.Duration) error {
-			e.mu.Lock()
-			defer e.mu.Unlock()
-			var what []string
-			for s := range e.slots {
-				en := &e.slots[s]
-				if en.op != nil && !en.fin && !en.abandoned {
-					what = append(what, stallError(en.op, d).Error())
-				}
-			}
-			if len(what) == 0 {
-				return nil
-			}
-			return fmt.Errorf("%w: %s", ErrStalled, strings.Join(what, "; "))
-		}}
+	return fmt.Errorf("%w: %s", ErrStalled, strings.Join(what, "; "))
 }
 
 // Describe sets what a stalled wait on the record's pending handles says
