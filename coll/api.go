@@ -304,6 +304,20 @@ func (n *node) build(g geom, c *call) []round {
 	case kExchange:
 		return exchangeSched(g, c)
 	}
+	src, snaps := inPlaceSources(g, c)
+	if snaps == nil {
+		return n.buildReduction(g, c)
+	}
+	in := *c
+	in.src = src
+	rs := n.buildReduction(g, &in)
+	rs[0].copies = append(snaps, rs[0].copies...) // before anything reads a source
+	return rs
+}
+
+// buildReduction is the schedule of a computational collective.
+func (n *node) buildReduction(g geom, c *call) []round {
+	k := &c.key
 	e := n.fns[k.fn]
 	rd := reducer{fn: e.Fn, flags: e.Flags, arg: k.arg, es: k.es, scalar: e.Scalar}
 	sd := dist{Layout: k.sl, P: g.t.Size(), count: k.count}

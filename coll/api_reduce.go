@@ -15,7 +15,10 @@ import (
 // image. Results are deterministic: the same inputs, images table, team and
 // layout give bitwise the same results, run after run, also for floating
 // point. The ...M forms take an address per image, as the data-movement
-// ones do (see api.go).
+// ones do (see api.go). A destination may be its source's own buffer (the
+// same first byte: in place, as MPI_IN_PLACE), with the results of separate
+// buffers; any other overlap of a destination with its source is
+// ErrOverlap (inplace.go).
 
 // Reduce folds the array in element order with function fn into dst
 // (elemSize bytes) on the image of team rank dstImage.
@@ -47,6 +50,7 @@ func (im *Image) reduce(t *images.Team, dstImage int, dst, src []byte, srcs [][]
 	for k := lo; k < hi && a.err == nil; k++ {
 		a.source(k, sd)
 		a.buffer("dst", k, a.dst[k], es, a.tn.mem[k] == dstImage)
+		a.notPartly(k)
 	}
 	return im.run(&a)
 }
@@ -80,6 +84,7 @@ func (im *Image) reduceAll(t *images.Team, dst []byte, dsts [][]byte, src []byte
 	for k := lo; k < hi && a.err == nil; k++ {
 		a.source(k, sd)
 		a.buffer("dst", k, a.dst[k], es, true)
+		a.notPartly(k)
 	}
 	return im.run(&a)
 }
@@ -147,6 +152,7 @@ func (im *Image) prefix(t *images.Team, dst []byte, dsts [][]byte, dl Layout, sr
 		a.source(m, sd)
 		n := dd.localLen(a.tn.mem[m])
 		a.buffer("dst", m, a.dst[m], n*es, n > 0)
+		a.notPartly(m)
 	}
 	return im.run(&a)
 }

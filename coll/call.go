@@ -250,7 +250,7 @@ func (im *Image) run(a *callArgs) (h gsync.Handle, err error) {
 		clear(a.dst)
 		clear(a.src)
 	}
-	return h, err
+	return h, gsync.Rethrow(err) // a reduction function's panic, on this goroutine
 }
 
 // start initiates the schedule of c, cached or built, or makes it a
@@ -318,6 +318,10 @@ type arrival struct {
 	early   []int
 	stage   []byte
 	release func()
+	// for a stalled wait's error (watchdog.go): the members that arrived,
+	// and the call's number among the team's AllThreads calls
+	joined []bool
+	num    uint64
 	// What waiting members read, on a cache line of its own: they poll
 	// it while the last member fills the fields above.
 	_    [64]byte
@@ -350,6 +354,7 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 		}
 	}
 	rec.c.dst[a.mine], rec.c.src[a.mine] = a.dst[a.mine], a.src[a.mine]
+	rec.joined[a.mine] = true
 	rec.arrived++
 	last := rec.arrived == len(tn.mem)
 	if last { // the oldest record: records complete in the order they were made
@@ -411,8 +416,15 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 	if rec == nil {
 		rec = &arrival{}
 		rec.release = rec.recycle
+		rec.pend.Describe(rec.waitingFor)
 	}
 	rec.tn, rec.arrived, rec.finished = tn, 0, false
+	rec.num = tn.base + uint64(len(tn.pending))
+	if cap(rec.joined) < members {
+		rec.joined = make([]bool, members)
+	}
+	rec.joined = rec.joined[:members]
+	clear(rec.joined)
 	rec.pend.Attach(tn.n.eng)
 	rec.err.Store(nil)
 	rec.c.key = key
@@ -632,7 +644,7 @@ func (r *arrival) runHere(last int) (gsync.Handle, error) {
 		r.c.key.bufs(&r.c)
 		op := tn.n.op(tn, &r.c)
 		op.bindAs(0, r.tagBase)
-		err = op.Step()
+		err = gsync.Run(op.Step) // no transfer: nothing in flight if it fails
 		op.Retire()
 	}
 	tn.n.eng.Arriving(-1)

@@ -116,16 +116,6 @@ func (s callSig) hash() uint32 {
 	return h
 }
 
-var kindNames = [numKinds]string{"Barrier", "Broadcast", "Scatter", "Gather", "GatherAll", "Exchange",
-	"Reduce", "ReduceAll", "PrefixReduce", "ExclusivePrefixReduce"}
-
-func (k kind) String() string {
-	if k < numKinds {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("kind(%d)", uint8(k))
-}
-
 // String shows the call as the caller wrote it, with the arguments that
 // apply to its kind.
 func (s callSig) String() string {

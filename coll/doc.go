@@ -51,7 +51,8 @@
 //     forms with Local take no AllThreads, list lengths) in Image.args and
 //     callArgs.take (call.go); each member's buffers in each collective's
 //     function (api.go, api_reduce.go); overlaps between a node's images in
-//     crossOverlap (call.go).
+//     crossOverlap (call.go); in-place reductions (a destination in its
+//     source's buffer) in inplace.go.
 //   - AllThreads arrivals are gathered in arrive (call.go): the first makes
 //     the record with the team's next sequence number, the last starts the
 //     node's operation.
@@ -81,6 +82,15 @@
 //     checked mode's agreement on it (Options.Check, GOCOLL_CHECK=1) and
 //     ErrMismatch are in check.go; the default mode's message headers
 //     (sequence number, arguments' hash, length) in wire.go.
+//   - The stall watchdog: its timeout (Options.StallTimeout, GOCOLL_STALL,
+//     DefaultStallTimeout) and what a stalled collective names (kind,
+//     sequence number, team, images waited for) in watchdog.go; the waits
+//     that run it, and what a stall fails, in package sync (watchdog.go).
+//   - Reduction functions run through reducer.call (reduce.go), which makes
+//     them user code for package sync (user.go): a call into gocoll from
+//     one is ErrReentrant, a panic becomes a *PanicError raised again on
+//     the application's goroutine. What a collective that failed part way
+//     leaves behind (its transfers in flight) is in fail.go.
 //
 // # Addressing
 //
@@ -132,7 +142,9 @@
 // instead (gatheredSched in prefix.go). Every combination order is fixed by
 // the images table, team and layout, so results are bitwise reproducible;
 // integer results equal those of one image per node. Callbacks run only
-// inside gocoll calls made by the application's goroutines.
+// inside gocoll calls made by the application's goroutines (or, for
+// functions registered with AMSafe, on the progress agent); see Failures
+// for callbacks that call gocoll or panic.
 //
 // # Cost of a call
 //
@@ -225,4 +237,31 @@
 // tell a conduit that implements Idler, which may yield the processor when
 // processes outnumber processors, and where several goroutines of the node
 // use the engine they yield to each other.
+//
+// # Failures
+//
+// A collective that fails on a node after it started (see fail.go) is
+// over on that node: its handles return the error and it leaves Live once
+// they are synced. Its peers are not told; they see the collective stop.
+// Receives it posted stay posted (the conduit cannot take them back): a
+// peer that catches up late may still write into the destination, whose
+// contents are undefined after a failure.
+//
+//   - A wait (Wait, WaitAll, WaitSome, a blocking collective) that sees no
+//     progress on what it waits for for Options.StallTimeout fails with
+//     ErrStalled, naming the collective, its sequence number on the team
+//     and the images it waits for: a peer that skipped a call, returned
+//     early or died is an error, not a hang. The waited operations fail on
+//     this node; Close reports a stall and fails nothing.
+//   - A reduction function (reducefn.Func) must not call gocoll: such a
+//     call returns ErrReentrant, and once the function returns, the
+//     collective it ran for fails with ErrReentrant on that node.
+//   - A reduction function that panics fails its collective; the panic is
+//     raised again, as a *PanicError holding the value and the stack, on
+//     the application goroutine whose call ran the function or that syncs
+//     the collective's handle (on the progress agent nothing panics).
+//
+// A failure on one node is a stall on its peers: those that needed its
+// later messages get ErrStalled naming it (or naming a peer that waits for
+// it), those that did not finish normally.
 package coll

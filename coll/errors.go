@@ -40,6 +40,7 @@ var (
 	ErrElemCount      = errors.New("gocoll: element count must be > 0")
 	ErrBufferLength   = errors.New("gocoll: buffer length is not a multiple of the element size")
 	ErrLayout         = errors.New("gocoll: layout outside what the spec allows")
+	ErrStallTimeout   = errors.New("gocoll: bad stall timeout")
 
 	// Re-exported from package images for callers that import only coll.
 	ErrColor   = images.ErrColor
@@ -48,4 +49,14 @@ var (
 	// Re-exported from package sync for callers that import only coll.
 	ErrDeadHandle = gsync.ErrDeadHandle
 	ErrFlags      = gsync.ErrFlags
+	ErrReentrant  = gsync.ErrReentrant
+	// ErrStalled: a wait saw no progress for the stall timeout (see
+	// Options.StallTimeout); its message names the collective, its
+	// sequence number on its team and the images it waits for.
+	ErrStalled = gsync.ErrStalled
 )
+
+// PanicError is the panic of a reduction function, raised again on the
+// application goroutine that syncs the collective or initiated it (see
+// package sync); re-exported from package sync.
+type PanicError = gsync.PanicError

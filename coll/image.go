@@ -47,6 +47,17 @@ type Options struct {
 	// environment turns it on too (Init sets it before the nodes agree on
 	// their options, so every node must have it alike).
 	Check bool
+	// StallTimeout is how long a wait (Wait, WaitAll, WaitSome, a blocking
+	// collective, Close) may see no progress on what it waits for before
+	// it fails with ErrStalled, naming the collective, its sequence number
+	// on the team (counted from 0 at the team's creation, as on the wire:
+	// on TeamAll, Init's agreement is #0; Split and TeamFromImages take
+	// two on the parent; on a team within one node, which sends nothing,
+	// its number among the team's AllThreads calls) and the images it
+	// waits for. 0 means the environment's GOCOLL_STALL (a duration, or 0
+	// or off for none) when set, else DefaultStallTimeout; negative means
+	// none.
+	StallTimeout time.Duration
 }
 
 // DefaultOneSidedMin is Options.OneSidedMin when 0: just above the MPI
@@ -149,7 +160,7 @@ func (im *Image) check() error {
 	case im.closed:
 		return ErrClosed
 	}
-	return nil
+	return gsync.Reentrant() // not from a reduction function
 }
 
 // Close ends the image's use of gocoll: later calls return ErrClosed. It

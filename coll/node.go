@@ -129,6 +129,9 @@ func Init(c Conduit, table *images.Table, myImage int, fns []reducefn.Entry, fla
 	if c == nil {
 		return nil, fmt.Errorf("%w: nil conduit", ErrConduit)
 	}
+	if _, err := envStall(); err != nil {
+		return nil, err
+	}
 	if flags != 0 {
 		return nil, fmt.Errorf("%w: got %#x", ErrInitFlags, uint32(flags))
 	}
@@ -205,6 +208,7 @@ func newNode(c Conduit, table *images.Table, fns []reducefn.Entry, opts Options,
 	if n.count > 1 {
 		n.eng.Shared()
 	}
+	n.eng.SetStallTimeout(stallTimeout(opts))
 	n.multi = table.Images() > table.Nodes()
 	n.all = n.newTeamNode(table.All())
 	n.all.all = true

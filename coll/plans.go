@@ -1,6 +1,7 @@
 package coll
 
 import (
+	"fmt"
 	"sync/atomic"
 	"unsafe"
 
@@ -37,6 +38,18 @@ const (
 	kExclusivePrefix
 	numKinds
 )
+
+// kindNames are the kinds as the API names them (errors, ErrMismatch and
+// ErrStalled messages).
+var kindNames = [numKinds]string{"Barrier", "Broadcast", "Scatter", "Gather", "GatherAll", "Exchange",
+	"Reduce", "ReduceAll", "PrefixReduce", "ExclusivePrefixReduce"}
+
+func (k kind) String() string {
+	if k < numKinds {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
 
 // planKey is every argument a schedule depends on. Where the node has
 // several members, dst and src are member 0's buffers and bh a hash of

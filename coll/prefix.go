@@ -120,7 +120,7 @@ func rowPrefix(rd reducer, before, totals partials) {
 			continue
 		}
 		if acc.has(0) {
-			rd.fn(tmp, acc.elem(0), totals.elem(r), rd.es, rd.flags, rd.arg)
+			rd.call(tmp, acc.elem(0), totals.elem(r), rd.es)
 			copy(acc.elem(0), tmp)
 		} else {
 			copy(acc.elem(0), totals.elem(r))
@@ -168,7 +168,7 @@ func (f *finisher) finish(runs [][]elemRun, before, exc partials, out, src [][]b
 			var left []byte
 			switch hb := before.has(r); {
 			case hb && cur != nil:
-				rd.fn(f.pre, before.elem(r), cur, es, rd.flags, rd.arg)
+				rd.call(f.pre, before.elem(r), cur, es)
 				left = f.pre
 			case hb:
 				left = before.elem(r)
@@ -178,13 +178,13 @@ func (f *finisher) finish(runs [][]elemRun, before, exc partials, out, src [][]b
 			in := src[k][run.local*es : (run.local+run.n)*es]
 			res := out[k][run.local*es : (run.local+run.n)*es]
 			if !exclusive {
-				rd.fn(res, left, in, es, rd.flags, rd.arg)
+				rd.call(res, left, in, es)
 			} else {
 				if left != nil { // else: the array's first element, undefined
 					copy(res[:es], left)
 				}
 				if run.n > 1 {
-					rd.fn(res[es:], left, in[:len(in)-es], es, rd.flags, rd.arg)
+					rd.call(res[es:], left, in[:len(in)-es], es)
 				}
 			}
 			if k == len(runs)-1 {
@@ -193,7 +193,7 @@ func (f *finisher) finish(runs [][]elemRun, before, exc partials, out, src [][]b
 			// Carry this run along to the next members of its row.
 			rd.fold(f.tmp[:es], in)
 			if cur != nil {
-				rd.fn(f.tmp[es:], cur, f.tmp[:es], es, rd.flags, rd.arg)
+				rd.call(f.tmp[es:], cur, f.tmp[:es], es)
 				copy(f.chain.elem(r), f.tmp[es:])
 			} else {
 				copy(f.chain.elem(r), f.tmp[:es])
@@ -403,7 +403,7 @@ func (a *accum) push(x []byte) {
 		a.has = true
 		return
 	}
-	a.rd.fn(a.t, a.v, x, a.rd.es, a.rd.flags, a.rd.arg)
+	a.rd.call(a.t, a.v, x, a.rd.es)
 	a.v, a.t = a.t, a.v
 }
 

@@ -2,6 +2,7 @@ package coll
 
 import (
 	"github.com/gocoll/gocoll/reducefn"
+	gsync "github.com/gocoll/gocoll/sync"
 )
 
 // reducer calls one registered function in the spec's shape.
@@ -15,6 +16,13 @@ type reducer struct {
 
 func (rd reducer) commutative() bool { return rd.flags&reducefn.NonComm == 0 }
 
+// call runs the registered function on elements of es bytes, as user code
+// (sync.CallUser): a call into gocoll from it fails the collective with
+// ErrReentrant, and its panic reaches the application (see package sync).
+func (rd reducer) call(results, left, right []byte, es int) {
+	gsync.CallUser(func() { rd.fn(results, left, right, es, rd.flags, rd.arg) })
+}
+
 // fold sets res to the left-to-right fold of the one or more elements in xs.
 func (rd reducer) fold(res, xs []byte) {
 	k := len(xs) - rd.es
@@ -22,7 +30,7 @@ func (rd reducer) fold(res, xs []byte) {
 		copy(res, xs)
 		return
 	}
-	rd.fn(res, xs[:k], xs[k:], rd.es, rd.flags, rd.arg)
+	rd.call(res, xs[:k], xs[k:], rd.es)
 }
 
 // partials holds one optional element per row: rows*es bytes of elements,
@@ -79,7 +87,7 @@ func (rd reducer) combineInto(out, a, b partials) {
 	for r := 0; r < out.rows; r++ {
 		switch ha, hb := a.has(r), b.has(r); {
 		case ha && hb:
-			rd.fn(out.elem(r), a.elem(r), b.elem(r), rd.es, rd.flags, rd.arg)
+			rd.call(out.elem(r), a.elem(r), b.elem(r), rd.es)
 		case ha:
 			copy(out.elem(r), a.elem(r))
 		case hb:
@@ -133,7 +141,7 @@ func (rd reducer) foldSegs(out []byte, segs [][]byte, tmp []byte) {
 		if (n-1-i)%2 == 0 {
 			target = out
 		}
-		rd.fn(target, acc, value(segs[i], right), es, rd.flags, rd.arg)
+		rd.call(target, acc, value(segs[i], right), es)
 		acc = target
 	}
 }
@@ -476,7 +484,7 @@ func reduceScatterGatherSched(g geom, rd reducer, d dist, dst []byte, src [][]by
 				}
 				out = bufs[q%2]
 			}
-			rd.fn(out, acc, pieces[q], n, rd.flags, rd.arg)
+			rd.call(out, acc, pieces[q], n)
 			acc = out
 		}
 	}))

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -35,8 +36,14 @@ var table = []reducefn.Entry{
 }
 
 // prefixApply runs a binary operator in the callback's shape: left fold,
-// then the inclusive prefix over right.
+// then the inclusive prefix over right. It panics when results shares
+// memory with an operand, which reducefn.Func forbids the engine to do:
+// every reduction test of the package checks that contract.
 func prefixApply(results, left, right []byte, es int, op func(out, a, b []byte)) {
+	if sharesMemory(results, left) || sharesMemory(results, right) {
+		panic(fmt.Sprintf("reduction callback called with results aliasing an operand (results %p+%d, left %p+%d, right %p+%d)",
+			unsafe.SliceData(results), len(results), unsafe.SliceData(left), len(left), unsafe.SliceData(right), len(right)))
+	}
 	var acc []byte // nil until the first operand
 	fold := func(x []byte) {
 		if acc == nil {
@@ -124,6 +131,15 @@ func gen(fn, j, es, seed int) []byte {
 		e[0], e[1] = 1, byte('A'+(j+seed)%26)
 	}
 	return e
+}
+
+// sharesMemory reports whether x and y overlap.
+func sharesMemory(x, y []byte) bool {
+	if len(x) == 0 || len(y) == 0 {
+		return false
+	}
+	px, py := uintptr(unsafe.Pointer(&x[0])), uintptr(unsafe.Pointer(&y[0]))
+	return px < py+uintptr(len(y)) && py < px+uintptr(len(x))
 }
 
 // reference is the sequential left fold of elements 0..j for every j.

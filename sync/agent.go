@@ -113,12 +113,15 @@ func (e *Engine) Drain(ctx context.Context) error {
 // true (called between polls, with the engine's lock held), ctx is done, or
 // the conduit fails.
 func (e *Engine) WaitUntil(ctx context.Context, done func() bool) error {
+	if err := Reentrant(); err != nil {
+		return err
+	}
 	return waitFor(ctx, e, func() (bool, error) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		e.progressLocked()
 		return done(), e.fail
-	})
+	}, nil)
 }
 
 // StopAgent drains the engine (see Drain), then ends the agent.

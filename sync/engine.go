@@ -40,6 +40,27 @@ type Op interface {
 	Retire()
 }
 
+// Quieter is implemented by operations that can tell whether a transfer
+// of theirs is in flight (posted or started, and not complete). The
+// engine keeps the slot of a failed operation that is not quiet (its
+// late completions must find it, and its buffers must not be reused)
+// until it is; an operation without the method is taken to be quiet.
+type Quieter interface {
+	Quiet() bool
+}
+
+func quiet(op Op) bool {
+	q, ok := op.(Quieter)
+	return !ok || q.Quiet()
+}
+
+// Abandoner is implemented by operations that want to hear when they
+// failed and left the table with a transfer still in flight: nothing
+// will sync or step them again, and Retire comes once they are quiet.
+type Abandoner interface {
+	Abandon()
+}
+
 // Token names a transfer of an operation to the conduit: the operation's
 // slot in the high 32 bits, the transfer's index in the low 32.
 func Token(slot, idx uint32) uint64 { return uint64(slot)<<32 | uint64(idx) }
@@ -57,6 +78,11 @@ type entry struct {
 	fin      bool          // counted off Engine.unfinished
 	watch    chan struct{} // closed once the operation can sync (Handle.Done)
 	gen      uint32        // distinguishes reuses of the slot
+	ticks    uint32        // completions of its transfers (the stall watchdog's progress)
+	// abandoned: the operation failed and its handles are synced, but a
+	// transfer of it is still in flight, so the slot stays taken (and
+	// routes the completions) until it is quiet; not counted in live
+	abandoned bool
 }
 
 // live reports whether part p's handle is live.
@@ -101,6 +127,9 @@ type Engine struct {
 	agent      *agent
 	hasAgent   atomic.Bool   // agent is set (read without the lock by Try)
 	unwaited   chan struct{} // the last waiter left (the agent resumes)
+	// the stall watchdog (watchdog.go)
+	stallAfter  time.Duration
+	completions uint64 // transfers completed on the node (under mu)
 }
 
 // Arriving tells the engine that an operation waits for delta more (or,
@@ -193,7 +222,7 @@ func (e *Engine) enter(op Op, parts int) (uint32, error) {
 			en.parts[p] = true
 		}
 	}
-	en.fin, en.watch = false, nil
+	en.fin, en.watch, en.abandoned, en.ticks = false, nil, false, 0
 	if e.unfinished.Add(1) == 1 {
 		select { // wake a parked agent
 		case e.wake <- struct{}{}:
@@ -201,12 +230,13 @@ func (e *Engine) enter(op Op, parts int) (uint32, error) {
 		}
 	}
 	op.Bind(slot)
-	if err := op.Step(); err != nil {
+	if err := runStep(op); err != nil {
+		e.slots[slot].err = err
 		if parts == 1 {
-			e.release(slot)
+			e.slots[slot].handles = 0
+			e.drop(slot)
 			return 0, err
 		}
-		e.slots[slot].err = err
 	}
 	e.noteFinished(slot)
 	return slot, nil
@@ -250,6 +280,7 @@ type Pending struct {
 	synced   atomic.Pointer[[]atomic.Uint64]
 	left     atomic.Int32
 	release  func()
+	describe func() string // what a stalled wait says (Describe)
 }
 
 // armed is the sync word of a part of generation gen that has not synced;
@@ -368,6 +399,30 @@ func (e *Engine) handOut(slot, part uint32) (Handle, error) {
 	return Handle{ref: unsafe.Pointer(e), slot: slot + 1, gen: en.gen, part: part}, nil
 }
 
+// drop releases the slot of an operation that needs no more progress and
+// has no live handle, or abandons it when it failed with a transfer still
+// in flight.
+func (e *Engine) drop(slot uint32) {
+	en := &e.slots[slot]
+	if en.err == nil || quiet(en.op) {
+		e.release(slot)
+		return
+	}
+	if en.abandoned {
+		return
+	}
+	en.abandoned = true
+	e.live--
+	e.noteFinished(slot)
+	if en.watch != nil {
+		close(en.watch)
+		en.watch = nil
+	}
+	if a, ok := en.op.(Abandoner); ok {
+		a.Abandon()
+	}
+}
+
 func (e *Engine) release(slot uint32) {
 	en := &e.slots[slot]
 	if !en.fin {
@@ -382,11 +437,17 @@ func (e *Engine) release(slot uint32) {
 	en.op, en.err, en.handles = nil, nil, 0
 	en.gen++
 	e.free = append(e.free, slot)
-	e.live--
+	if !en.abandoned {
+		e.live--
+	}
+	en.abandoned = false
 }
 
 // Poll makes progress on every live operation without waiting.
 func (e *Engine) Poll() error {
+	if err := Reentrant(); err != nil {
+		return err
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.progressLocked()
@@ -436,11 +497,19 @@ func (e *Engine) progress(onAgent bool) bool {
 		slot := uint32(t >> 32)
 		if int(slot) < len(e.slots) && e.slots[slot].op != nil {
 			e.slots[slot].op.Complete(uint32(t))
+			e.slots[slot].ticks++
 		}
 	}
+	e.completions += uint64(len(done))
 	for _, t := range done {
 		slot := uint32(t >> 32)
 		if int(slot) >= len(e.slots) {
+			continue
+		}
+		if en := &e.slots[slot]; en.abandoned {
+			if quiet(en.op) {
+				e.release(slot)
+			}
 			continue
 		}
 		if onAgent && !agentSafe(e.slots[slot].op) {
@@ -461,12 +530,15 @@ func (e *Engine) step(slot uint32) {
 	if en.op == nil || en.err != nil {
 		return
 	}
-	if err := en.op.Step(); err != nil {
+	if err := runStep(en.op); err != nil {
 		en.err = err
 	}
 	e.noteFinished(slot)
 	e.dropIfDone(slot)
 }
+
+// stepOp steps op; a panic of the user code it ran is its error (Run).
+func runStep(op Op) error { return Run(op.Step) }
 
 // syncPart marks part's handle of the operation in slot synced and
 // returns the operation's error.
@@ -481,8 +553,8 @@ func (e *Engine) syncPart(slot, part uint32) error {
 // dropIfDone releases the slot once no handle refers to its operation and
 // the operation needs no more progress (finished, or failed).
 func (e *Engine) dropIfDone(slot uint32) {
-	if en := &e.slots[slot]; en.handles == 0 && (en.err != nil || en.op.Finished()) {
-		e.release(slot)
+	if en := &e.slots[slot]; en.handles == 0 && !en.abandoned && (en.err != nil || en.op.Finished()) {
+		e.drop(slot)
 	}
 }
 
@@ -533,8 +605,19 @@ func (e *Engine) trySync(h Handle) (bool, error) {
 }
 
 // Try makes progress and reports whether the operation's sync succeeded.
-// After success (or an error of the operation) the handle is dead.
+// After success (or an error of the operation) the handle is dead. An
+// operation that failed because its reduction function panicked raises
+// that panic again here, as a *PanicError.
 func (h Handle) Try() (bool, error) {
+	if err := Reentrant(); err != nil {
+		return false, err
+	}
+	ok, err := h.try()
+	return ok, Rethrow(err)
+}
+
+// try is Try without the checks of a public call.
+func (h Handle) try() (bool, error) {
 	if !h.Valid() {
 		return true, nil
 	}
@@ -572,18 +655,25 @@ func (h Handle) tryPending() (bool, error) {
 		// starts the operation needs.
 		return false, err
 	}
-	return h.Try()
+	return h.try()
 }
 
-// Wait makes progress until the sync succeeds, ctx is done, or the operation fails.
+// Wait makes progress until the sync succeeds, ctx is done, or the
+// operation fails; a panic of its reduction function is raised again, as
+// Try does.
 func (h Handle) Wait(ctx context.Context) error {
-	return waitFor(ctx, h.engine(), h.Try)
+	if err := Reentrant(); err != nil {
+		return err
+	}
+	hs := [1]Handle{h}
+	return Rethrow(waitFor(ctx, h.engine(), h.try, hs[:]))
 }
 
 // waitFor calls try until it reports success or an error, pacing the
-// loop with a spinner that calls idle between tries.
-func waitFor(ctx context.Context, e *Engine, try func() (bool, error)) error {
-	var sp spinner
+// loop with a spinner that calls idle between tries and runs the
+// stall watchdog on the handles hs (nil: on the node's operations).
+func waitFor(ctx context.Context, e *Engine, try func() (bool, error), hs []Handle) error {
+	sp := spinner{w: watchOf(e, hs)}
 	if e != nil {
 		sp.idle = e.idle
 		if e.shared {
@@ -670,27 +760,52 @@ func syncEach(hs []Handle) (valid, synced int, first error) {
 }
 
 // TryAll makes progress and reports whether every handle synced; the ones
-// that did become the invalid handle. The first error is returned.
+// that did become the invalid handle. The first error is returned (a
+// panic of a reduction function raised again, as Try does).
 func TryAll(hs []Handle) (bool, error) {
+	if err := Reentrant(); err != nil {
+		return false, err
+	}
+	ok, err := tryAll(hs)
+	return ok, Rethrow(err)
+}
+
+func tryAll(hs []Handle) (bool, error) {
 	valid, synced, err := syncEach(hs)
 	return synced == valid && err == nil, err
 }
 
 // WaitAll makes progress until every handle synced.
 func WaitAll(ctx context.Context, hs []Handle) error {
-	return waitFor(ctx, engineOf(hs), func() (bool, error) { return TryAll(hs) })
+	if err := Reentrant(); err != nil {
+		return err
+	}
+	e := engineOf(hs)
+	return Rethrow(waitFor(ctx, e, func() (bool, error) { return tryAll(hs) }, hs))
 }
 
 // TrySome makes progress and reports whether at least one valid handle
 // synced; those become the invalid handle. With no valid handle it reports true.
 func TrySome(hs []Handle) (bool, error) {
+	if err := Reentrant(); err != nil {
+		return false, err
+	}
+	ok, err := trySome(hs)
+	return ok, Rethrow(err)
+}
+
+func trySome(hs []Handle) (bool, error) {
 	valid, synced, err := syncEach(hs)
 	return synced > 0 || valid == 0, err
 }
 
 // WaitSome makes progress until at least one valid handle synced.
 func WaitSome(ctx context.Context, hs []Handle) error {
-	return waitFor(ctx, engineOf(hs), func() (bool, error) { return TrySome(hs) })
+	if err := Reentrant(); err != nil {
+		return err
+	}
+	e := engineOf(hs)
+	return Rethrow(waitFor(ctx, e, func() (bool, error) { return trySome(hs) }, hs))
 }
 
 // spinner paces a wait loop. Polling is what makes progress, so a waiter
@@ -708,6 +823,7 @@ type spinner struct {
 	last time.Time
 	e    *Engine
 	idle func()
+	w    watch // the wait's stall watchdog
 }
 
 // engineOf is the engine of the first valid handle.
@@ -742,6 +858,9 @@ func (s *spinner) spin(ctx context.Context) error {
 		return err
 	}
 	now := time.Now()
+	if err := s.w.check(now); err != nil {
+		return err
+	}
 	if s.last.IsZero() {
 		s.last = now
 	} else if now.Sub(s.last) >= yieldEvery {

@@ -3,7 +3,9 @@
 // the table of live operations that progress advances (Engine). An
 // operation may have one handle per image of the node (StartShared), and
 // images that join an operation before it starts hold pending handles
-// (Pending) that find it once it does.
+// (Pending) that find it once it does. User code that the engine runs
+// (reduction functions) may neither call back into it nor leave it broken
+// by a panic (user.go).
 //
 // Its name follows the design's layout; import it under another name
 // (for example `gsync "github.com/gocoll/gocoll/sync"`) beside the standard

@@ -296,6 +296,13 @@ func run(perNode []int, o Options, copts coll.Options, fns []reducefn.Entry, tim
 // RunImages is the package's RunImages on the nodes of w (one per entry of
 // perNode), for a test that looks at the world afterwards (Sent).
 func (w *World) RunImages(perNode []int, copts coll.Options, fns []reducefn.Entry, timeout time.Duration, fn func(im *coll.Image, nd *Node) error) error {
+	return w.RunNodes(perNode, copts, func(int) []reducefn.Entry { return fns }, timeout, fn)
+}
+
+// RunNodes is RunImages with a function table of each node's own, from
+// tables (a node keeps the table its first image gave coll.Init: the
+// node's images share its functions, and their state).
+func (w *World) RunNodes(perNode []int, copts coll.Options, tables func(node int) []reducefn.Entry, timeout time.Duration, fn func(im *coll.Image, nd *Node) error) error {
 	if len(perNode) != w.Nodes() {
 		return fmt.Errorf("colltest: %d nodes in the table, %d in the world", len(perNode), w.Nodes())
 	}
@@ -308,6 +315,7 @@ func (w *World) RunImages(perNode []int, copts coll.Options, fns []reducefn.Entr
 	var wg sync.WaitGroup
 	for n := range perNode {
 		nd := NewNode(perNode[n])
+		fns := tables(n)
 		for k := range perNode[n] {
 			img := table.First(n) + k
 			wg.Go(func() {

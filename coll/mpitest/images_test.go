@@ -57,7 +57,7 @@ func runImagesOn(co mpiconduit.ConduitOptions, per []int, opts coll.Options, fn 
 // runImagesWith is runImagesOn with the function table table.
 func runImagesWith(co mpiconduit.ConduitOptions, per []int, opts coll.Options, table []reducefn.Entry, fn func(im *coll.Image, nd *colltest.Node) error) error {
 	w := mpi.World()
-	tb, err := images.New(per)
+	tbl, err := images.New(per)
 	if err != nil {
 		return err
 	}
@@ -71,8 +71,8 @@ func runImagesWith(co mpiconduit.ConduitOptions, per []int, opts coll.Options, t
 	var wg sync.WaitGroup
 	for k := range per[me] {
 		wg.Go(func() {
-			img := tb.First(me) + k
-			im, err := coll.Init(cd, tb, img, table, 0, opts)
+			img := tbl.First(me) + k
+			im, err := coll.Init(cd, tbl, img, table, 0, opts)
 			if err == nil {
 				err = fn(im, nd)
 			}
