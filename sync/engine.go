@@ -665,15 +665,17 @@ func (h Handle) Wait(ctx context.Context) error {
 	if err := Reentrant(); err != nil {
 		return err
 	}
-	hs := [1]Handle{h}
-	return Rethrow(waitFor(ctx, h.engine(), h.try, hs[:]))
+	e := h.engine()
+	w := watchOf(e, nil)
+	w.one, w.single = h, true // held by value: a slice of it would escape with the spinner
+	return Rethrow(waitFor(ctx, e, h.try, w))
 }
 
 // waitFor calls try until it reports success or an error, pacing the
 // loop with a spinner that calls idle between tries and runs the
-// stall watchdog on the handles hs (nil: on the node's operations).
-func waitFor(ctx context.Context, e *Engine, try func() (bool, error), hs []Handle) error {
-	sp := spinner{w: watchOf(e, hs)}
+// stall watchdog w.
+func waitFor(ctx context.Context, e *Engine, try func() (bool, error), w watch) error {
+	sp := spinner{w: w}
 	if e != nil {
 		sp.idle = e.idle
 		if e.shared {
@@ -781,7 +783,7 @@ func WaitAll(ctx context.Context, hs []Handle) error {
 		return err
 	}
 	e := engineOf(hs)
-	return Rethrow(waitFor(ctx, e, func() (bool, error) { return tryAll(hs) }, hs))
+	return Rethrow(waitFor(ctx, e, func() (bool, error) { return tryAll(hs) }, watchOf(e, hs)))
 }
 
 // TrySome makes progress and reports whether at least one valid handle
@@ -805,7 +807,7 @@ func WaitSome(ctx context.Context, hs []Handle) error {
 		return err
 	}
 	e := engineOf(hs)
-	return Rethrow(waitFor(ctx, e, func() (bool, error) { return trySome(hs) }, hs))
+	return Rethrow(waitFor(ctx, e, func() (bool, error) { return trySome(hs) }, watchOf(e, hs)))
 }
 
 // spinner paces a wait loop. Polling is what makes progress, so a waiter

@@ -50,8 +50,23 @@ type watch struct {
 	after time.Duration
 	e     *Engine
 	hs    []Handle
-	last  uint64
-	since time.Time
+	// one wait's handle (Handle.Wait), when single: as a value, since a
+	// slice over the caller's copy would move it to the heap on every wait
+	one    Handle
+	single bool
+	last   uint64
+	since  time.Time
+}
+
+// handles calls f with the watched handles (nil: the node's operations),
+// from a frame of its own for a single handle.
+func (w *watch) handles(f func(hs []Handle)) {
+	if w.single {
+		one := [1]Handle{w.one}
+		f(one[:])
+		return
+	}
+	f(w.hs)
 }
 
 // watchOf is the watchdog of a wait on hs (nil: the node's operations).
@@ -81,10 +96,12 @@ func (w *watch) check(now time.Time) error {
 	}
 	if d := now.Sub(w.since); d >= w.after {
 		w.since = now // once per timeout, should fail leave something to wait for
-		if w.hs == nil {
+		if w.hs == nil && !w.single {
 			return w.e.stalledNode(d)
 		}
-		return w.e.failStalled(w.hs, d)
+		var err error
+		w.handles(func(hs []Handle) { err = w.e.failStalled(hs, d) })
+		return err
 	}
 	return nil
 }
@@ -95,10 +112,12 @@ func (w *watch) progress() (uint64, bool) {
 		return 0, false
 	}
 	defer e.mu.Unlock()
-	if w.hs == nil {
+	if w.hs == nil && !w.single {
 		return e.completions, true // any completion on the node
 	}
-	return e.handlesProgress(w.hs), true
+	var n uint64
+	w.handles(func(hs []Handle) { n = e.handlesProgress(hs) })
+	return n, true
 }
 
 // stallError is the error of an operation that saw no progress for d.
