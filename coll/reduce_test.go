@@ -155,27 +155,18 @@ func reference(fn, count, es, seed int) [][]byte {
 	return out
 }
 
-// placeOf mirrors the layout rule of the spec for the tests.
-func placeOf(l coll.Layout, P, j int) (img, local int) {
-	if l.BlockSize == 0 {
-		return l.Offset, j
-	}
-	g := l.Offset + j
-	b := g / l.BlockSize
-	return b % P, b/P*l.BlockSize + g%l.BlockSize
-}
 
 // localArray builds image p's local part of the array under layout l.
 func localArray(l coll.Layout, P, p, count, es, fn, seed int) []byte {
 	n := 0
 	for j := 0; j < count; j++ {
-		if img, loc := placeOf(l, P, j); img == p {
+		if img, loc := colltest.Place(l, P, j); img == p {
 			n = max(n, loc+1)
 		}
 	}
 	b := make([]byte, n*es)
 	for j := 0; j < count; j++ {
-		if img, loc := placeOf(l, P, j); img == p {
+		if img, loc := colltest.Place(l, P, j); img == p {
 			copy(b[loc*es:], gen(fn, j, es, seed))
 		}
 	}
@@ -214,7 +205,7 @@ func (r reduction) checkDst(P, rank int, dst []byte, ref [][]byte) error {
 	}
 	exclusive := r.kind == "exprefix"
 	for j := 0; j < r.count; j++ {
-		img, loc := placeOf(r.dst, P, j)
+		img, loc := colltest.Place(r.dst, P, j)
 		if img != rank || (exclusive && j == 0) {
 			continue
 		}

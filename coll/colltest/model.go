@@ -394,9 +394,10 @@ func (o *mop) elem(j, first int) []byte {
 // instance whose first image is first.
 func (o *mop) it(first int) int { return int(uint32(o.seed) ^ uint32(first)*40503) }
 
-// place is where element j of a layout lives: team rank and local index
-// (the spec's rule, written apart from coll's).
-func place(l coll.Layout, P, j int) (rank, local int) {
+// Place is where element j of layout l lives among P images: team rank
+// and local index (the spec's rule, written apart from coll's, for tests
+// to check coll against).
+func Place(l coll.Layout, P, j int) (rank, local int) {
 	if l.BlockSize == 0 {
 		return l.Offset, j
 	}
@@ -409,7 +410,7 @@ func place(l coll.Layout, P, j int) (rank, local int) {
 func localLen(l coll.Layout, P, count, r int) int {
 	n := 0
 	for j := range count {
-		if img, loc := place(l, P, j); img == r {
+		if img, loc := Place(l, P, j); img == r {
 			n = max(n, loc+1)
 		}
 	}
@@ -494,7 +495,7 @@ func (m *modelImage) prepare(o *mop, pool map[int][][]byte) *pending {
 			ns := localLen(sl, P, o.count, r)
 			src = alloc(ns*o.es, ns > 0)
 			for j := range o.count {
-				if img, loc := place(sl, P, j); img == r {
+				if img, loc := Place(sl, P, j); img == r {
 					copy(src[loc*o.es:], o.elem(j, first))
 				}
 			}
@@ -670,7 +671,7 @@ func (m *modelImage) checkReduction(p *pending, r int, dst []byte) error {
 	}
 	dl := layoutOn(o.dl, P)
 	for j := range o.count {
-		img, loc := place(dl, P, j)
+		img, loc := Place(dl, P, j)
 		if img != r || (o.kind == mExPrefix && j == 0) {
 			continue
 		}
