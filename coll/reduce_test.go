@@ -155,7 +155,6 @@ func reference(fn, count, es, seed int) [][]byte {
 	return out
 }
 
-
 // localArray builds image p's local part of the array under layout l.
 func localArray(l coll.Layout, P, p, count, es, fn, seed int) []byte {
 	n := 0
