@@ -341,7 +341,11 @@ func (w *World) RunNodes(perNode []int, copts coll.Options, tables func(node int
 		mu.Lock()
 		defer mu.Unlock()
 		// The images that failed first are the likely cause of the others' wait.
-		return fmt.Errorf("colltest: images still running after %v (a hang); failed so far: %w", timeout, errors.Join(errs...))
+		hang := fmt.Errorf("colltest: images still running after %v (a hang)", timeout)
+		if failed := errors.Join(errs...); failed != nil {
+			return fmt.Errorf("%w; failed so far: %w", hang, failed)
+		}
+		return fmt.Errorf("%w; none failed so far", hang)
 	}
 }
 
