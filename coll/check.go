@@ -15,17 +15,20 @@ import (
 // prices.
 //
 // Checked mode (Options.Check, or GOCOLL_CHECK=1 at Init): before a
-// collective moves data, its nodes gather every node's signature (a
-// fixed-size encoding of the agreed arguments and the collective's full
-// sequence number on the team, sigSize bytes) with one small gather_all of
-// their own (agreeRounds), on the collective's own tag with sub-tags no
-// data message uses. Every node then holds every signature, so every node
-// finds the same disagreement and names it without a second step; no data
-// moves and no receive of the collective is posted. A gather_all of
-// signatures costs what a min/max reduce-all of them would at the sizes
-// gocoll runs (one message per peer, or ceil(lg P) rounds of dissemination),
-// and it names the values at once. The initiation waits for the agreement,
-// so a non-blocking collective gives up its overlap in checked mode.
+// collective moves data, its nodes gather every node's 16-byte block (a
+// 64-bit hash of the agreed arguments and the collective's full sequence
+// number on the team) with one small gather_all of their own, on the
+// collective's own tag with sub-tags no data message uses. The team's
+// agreement schedule is built once and run again by every checked call
+// (agreement), so the price is that one small collective and no
+// allocation. Every node then holds every block, so every node sees the
+// same disagreement; only then do they gather the full signatures
+// (sigSize bytes, nameMismatch) to name the argument and both calls. No
+// data moves and no receive of the collective is posted. A gather_all of
+// blocks costs what a min/max reduce-all of hashes would at the sizes
+// gocoll runs (one message per peer, or ceil(lg P) rounds of
+// dissemination). The initiation waits for the agreement, so a
+// non-blocking collective gives up its overlap in checked mode.
 //
 // Default mode: every non-empty message of a collective carries a 16-byte
 // header: the collective's full sequence number on the team, a hash of the
@@ -103,14 +106,18 @@ func decodeSig(b []byte) callSig {
 		sl: Layout{i(10), i(11)}, dl: Layout{i(12), i(13)}}
 }
 
-// hash is a 32-bit FNV-1a hash of the signature's words (sequence number
-// aside: the message header carries it in full).
-func (s callSig) hash() uint32 {
+// hash is a 32-bit hash of the signature's words (sequence number aside:
+// the message header carries it in full).
+func (s callSig) hash() uint32 { return uint32(s.hash64()) }
+
+// hash64 is a 64-bit FNV-1a hash of the signature's words, sequence number
+// aside.
+func (s callSig) hash64() uint64 {
 	s.seq = 0
-	h := uint32(2166136261)
+	h := uint64(14695981039346656037)
 	for _, w := range s.words() {
 		for k := 0; k < 64; k += 8 {
-			h = (h ^ uint32(byte(w>>k))) * 16777619
+			h = (h ^ uint64(byte(w>>k))) * 1099511628211
 		}
 	}
 	return h
@@ -171,6 +178,22 @@ const subAgree = 128
 // agree already: ErrArgsDiffer).
 func (n *node) checking(tn *teamNode) bool { return n.opts.Check && !tn.local }
 
+// A node's signature block in the agreement: a 64-bit hash of the agreed
+// arguments and the full sequence number. Equal blocks are taken for equal
+// calls (two different calls collide with odds of 2^-64); a difference
+// makes every node gather the full signatures (sigSize bytes) to name it.
+const blockSize = 16
+
+// agreement is a team's cached agreement schedule: its block, every node's
+// blocks, and the schedule that gathers them, run again once idle. The
+// agreements of one team never overlap (initiations on a team come one at
+// a time), so one suffices; a busy one (a failed run may leave a receive
+// pending) is replaced.
+type agreement struct {
+	op        *schedOp
+	mine, all []byte
+}
+
 // agreeOn runs, in checked mode, the agreement on call c's arguments
 // among the team's nodes under the call's tag base, and waits for it. The
 // error, if any, is the same on every node: the first node rank whose
@@ -181,14 +204,42 @@ func (n *node) agreeOn(tn *teamNode, c *call, base int) error {
 	}
 	s := sigOf(&c.key)
 	s.seq = seqOf(base)
+	ag := tn.agreement(n)
+	binary.LittleEndian.PutUint64(ag.mine, s.hash64())
+	binary.LittleEndian.PutUint64(ag.mine[8:], s.seq)
+	ag.op.tagBase = base
+	if err := wait(n.eng.Start(ag.op)); err != nil {
+		return err
+	}
+	for q := blockSize; q < len(ag.all); q += blockSize {
+		if string(ag.all[q:q+blockSize]) != string(ag.all[:blockSize]) {
+			return n.nameMismatch(tn, &s, base)
+		}
+	}
+	return nil
+}
+
+// agreement returns tn's agreement schedule, reset and claimed.
+func (tn *teamNode) agreement(n *node) *agreement {
+	if ag := tn.agree.Load(); ag != nil && ag.op.idle.CompareAndSwap(true, false) {
+		ag.op.reset()
+		return ag
+	}
+	g := n.geom(tn, blockSize)
+	ag := &agreement{mine: make([]byte, blockSize), all: make([]byte, g.P*blockSize)}
+	ag.op = agreeOp(n, tn, g, ag.mine, ag.all, 0, 0)
+	ag.op.cached = true // idle once retired: see Retire
+	tn.agree.Store(ag)
+	return ag
+}
+
+// nameMismatch gathers every node's full signature (the blocks differed,
+// on every node alike) and returns the error naming the first difference.
+func (n *node) nameMismatch(tn *teamNode, s *callSig, base int) error {
 	g := n.geom(tn, sigSize)
 	mine, all := make([]byte, sigSize), make([]byte, g.P*sigSize)
 	s.encode(mine)
-	h, err := n.eng.Start(agreeOp(n, tn, g, mine, all, base))
-	if err == nil {
-		err = wait(h, nil)
-	}
-	if err != nil {
+	if err := wait(n.eng.Start(agreeOp(n, tn, g, mine, all, base, agreeSubs))); err != nil {
 		return err
 	}
 	t := tn.team
@@ -198,12 +249,20 @@ func (n *node) agreeOn(tn *teamNode, c *call, base int) error {
 			return mismatchErr(t.Image(t.Members(0)[0]), &s0, t.Image(t.Members(q)[0]), &sq)
 		}
 	}
-	return nil
+	// Blocks differ only where signatures do; equal signatures here would
+	// be a broken hash.
+	return fmt.Errorf("%w: signature blocks differ but signatures agree (call %d)", ErrMismatch, s.seq)
 }
 
-// agreeOp gathers every node's signature (mine) into all, one block per
-// node rank, on the sub-tags from subAgree of tag base base.
-func agreeOp(n *node, tn *teamNode, g geom, mine, all []byte, base int) *schedOp {
+// agreeSubs is the number of sub-tags one gather of the agreement may use
+// (dissemination's rounds, at most lg 2^14); the full signatures' gather
+// takes the next ones, below subReblock.
+const agreeSubs = 15
+
+// agreeOp gathers every node's block (mine, of len(mine) bytes) into all,
+// one block per node rank, on the sub-tags from subAgree+sub of tag base
+// base.
+func agreeOp(n *node, tn *teamNode, g geom, mine, all []byte, base, sub int) *schedOp {
 	po := make([]int, g.P+1)
 	for q := range po {
 		po[q] = q
@@ -215,13 +274,13 @@ func agreeOp(n *node, tn *teamNode, g geom, mine, all []byte, base int) *schedOp
 	rs := gatherAllRounds(g, algo, all, true, po, [][]byte{mine}) // client: synced once all is filled
 	for r := range rs {
 		for i := range rs[r].sends {
-			rs[r].sends[i].sub += subAgree
+			rs[r].sends[i].sub += subAgree + sub
 		}
 		for i := range rs[r].recvs {
-			rs[r].recvs[i].sub += subAgree
+			rs[r].recvs[i].sub += subAgree + sub
 		}
 	}
-	key := planKey{kind: kGatherAll, team: tn.team, f: gsync.InNoSync | gsync.OutMySync | gsync.Local, n: sigSize}
+	key := planKey{kind: kGatherAll, team: tn.team, f: gsync.InNoSync | gsync.OutMySync | gsync.Local, n: len(mine)}
 	op := newRawOp(n, tn, key, rs, gsync.OutMySync, nil, base)
 	op.preset = true
 	return op

@@ -3,6 +3,7 @@ package coll_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,5 +94,60 @@ func TestMismatchMessage(t *testing.T) {
 		if got := e.Error(); got != coll.ErrMismatch.Error()+" "+want {
 			t.Errorf("image %d: %q\nwant suffix %q", i, got, want)
 		}
+	}
+}
+
+// TestCheckedModeReuse: checked mode's agreement is one schedule per team,
+// built by the first checked call and run again by every later one; a
+// mismatch (which gathers the full signatures as well) leaves the team
+// usable, the same schedule included.
+func TestCheckedModeReuse(t *testing.T) {
+	err := colltest.RunImages([]int{1, 1, 1}, colltest.Options{MaxDelay: 20 * time.Microsecond, Seed: 3}, coll.Options{Check: true}, colltest.MismatchFns, 20*time.Second,
+		func(im *coll.Image, _ *colltest.Node) error {
+			b := make([]byte, 16)
+			bcast := func(i int) error {
+				if im.ImageNum() == 0 {
+					b[8] = byte(i)
+				}
+				if err := im.Broadcast(im.TeamAll(), b[:8], 0, b[8:], 8, my); err != nil {
+					return fmt.Errorf("image %d, call %d: %w", im.ImageNum(), i, err)
+				}
+				if b[0] != byte(i) {
+					return fmt.Errorf("image %d, call %d delivered %d, want %d", im.ImageNum(), i, b[0], i)
+				}
+				return nil
+			}
+			if err := bcast(1); err != nil {
+				return err
+			}
+			ag := coll.AgreementOf(im, im.TeamAll())
+			if ag == nil {
+				return fmt.Errorf("image %d: no agreement after a checked call", im.ImageNum())
+			}
+			for i := 2; i < 100; i++ {
+				if err := bcast(i); err != nil {
+					return err
+				}
+			}
+			root := 0
+			if im.ImageNum() == 1 {
+				root = 1
+			}
+			err := im.Broadcast(im.TeamAll(), b[:8], root, b[8:], 8, my)
+			if !errors.Is(err, coll.ErrMismatch) || !strings.Contains(err.Error(), "(root)") {
+				return fmt.Errorf("image %d: a root that differs gave %v, want ErrMismatch naming the root", im.ImageNum(), err)
+			}
+			for i := 100; i < 110; i++ {
+				if err := bcast(i); err != nil {
+					return err
+				}
+			}
+			if coll.AgreementOf(im, im.TeamAll()) != ag {
+				return fmt.Errorf("image %d: the agreement schedule was built again, not reused", im.ImageNum())
+			}
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

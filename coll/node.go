@@ -84,8 +84,9 @@ type teamNode struct {
 	// AllThreads initiations waiting for the rest of the node's members
 	amu     stdsync.Mutex
 	pending []*arrival
-	base    uint64    // call number of pending[0]
-	agg     aggregate // the open aggregate (aggregate.go)
+	base    uint64                    // call number of pending[0]
+	agg     aggregate                 // the open aggregate (aggregate.go)
+	agree   atomic.Pointer[agreement] // checked mode's cached agreement (check.go)
 	// lifetime (not counted for TeamAll, which lives as long as the node)
 	all        bool
 	unfinished atomic.Int64 // operations started and not finished

@@ -1,0 +1,16 @@
+package coll
+
+import "github.com/gocoll/gocoll/images"
+
+// AgreementOf is team t's cached checked-mode agreement on im's node (nil
+// before its first checked call), for tests that check it is reused.
+func AgreementOf(im *Image, t *images.Team) any {
+	tn := im.allTeam.tn
+	if t != im.TeamAll() {
+		tn = im.n.teamNodeOf(t)
+	}
+	if ag := tn.agree.Load(); ag != nil {
+		return ag
+	}
+	return nil
+}
