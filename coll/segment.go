@@ -25,7 +25,11 @@ import (
 // receiver's transfer. With SrcInSegment alone the receiver reads: the
 // sender tells where its source lies, the receiver reads it with
 // OneSided.Get and answers with a zero-byte message that completes the
-// sender's transfer. A transfer whose end is not one run of client memory
+// sender's transfer. A control message carries the message header of
+// wire.go behind the offset (the call's sequence number, its arguments'
+// hash and the transfer's length), checked before the write or the read:
+// a call that disagrees fails with ErrMismatch, and no byte lands in a
+// segment. A transfer whose end is not one run of client memory
 // in the segment (an internal buffer of a tree's inner node, blocks packed
 // from several places) sends the offset -1 and moves as a message. The
 // control messages use the sub-tag of their transfer plus subCtl, the done
@@ -71,8 +75,8 @@ type segXfer struct {
 	peer, tag int
 	buf       []byte
 	send      bool
-	ctl       [8]byte // the control message: an offset, or -1
-	ctlIn     bool    // the control message is one this end receives
+	ctl       [8 + hdrSize]byte // the control message: an offset, or -1, and a header
+	ctlIn     bool              // the control message is one this end receives
 	ctlDone   bool
 	started   bool // send side: its round started
 	acted     bool // the transfer (put, get or message) is issued
@@ -165,7 +169,7 @@ func (o *schedOp) postSeg() error {
 			if o.items[x.item].client {
 				off = o.n.segOffset(x.buf)
 			}
-			binary.LittleEndian.PutUint64(x.ctl[:], uint64(off))
+			o.putCtl(x, off)
 			if done, err = o.cd.Isend(x.peer, ctlTag, x.ctl[:], tok); err == nil {
 				// the sender's notification, or its message
 				x.acted = true
@@ -189,6 +193,12 @@ func (o *schedOp) postSeg() error {
 		}
 	}
 	return nil
+}
+
+// putCtl fills x's control message: offset off and the header.
+func (o *schedOp) putCtl(x *segXfer, off int64) {
+	binary.LittleEndian.PutUint64(x.ctl[:], uint64(off))
+	o.putHdr(x.ctl[8:], len(x.buf))
 }
 
 // token is item i's token.
@@ -215,7 +225,7 @@ func (o *schedOp) startSeg(idx uint32) error {
 	if o.items[idx].client {
 		off = o.n.segOffset(x.buf)
 	}
-	binary.LittleEndian.PutUint64(x.ctl[:], uint64(off))
+	o.putCtl(x, off)
 	j := uint32(o.items[idx].seg - 1)
 	done, err := o.cd.Isend(x.peer, x.tag|subCtl, x.ctl[:], o.token(auxIdx+j))
 	if err != nil {
@@ -247,6 +257,9 @@ func (o *schedOp) stepSeg() error {
 		}
 		if x.acted || !x.ctlDone || !x.ctlIn || (x.send && !x.started) {
 			continue
+		}
+		if !o.checkHdr(x.ctl[8:], len(x.buf), x.peer) {
+			return o.err
 		}
 		x.acted = true
 		off := int64(binary.LittleEndian.Uint64(x.ctl[:]))

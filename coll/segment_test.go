@@ -3,6 +3,7 @@ package coll_test
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -119,6 +120,60 @@ func TestSegmentPathTaken(t *testing.T) {
 			}
 			if puts, gets := w.OneSided(); puts != c.puts || gets != c.gets {
 				t.Errorf("%d puts and %d gets, want %d and %d", puts, gets, c.puts, c.gets)
+			}
+		})
+	}
+}
+
+// TestSegmentMismatch: on the one-sided path a call that disagrees (the
+// receiver expects fewer bytes than the root sends) fails with
+// ErrMismatch where the control message's header is checked, before the
+// write (DstInSegment: at the root) or the read (SrcInSegment: at the
+// receiver); the peer's wait ends in ErrMismatch or ErrStalled, and not a
+// byte of the receiver's segment changes.
+func TestSegmentMismatch(t *testing.T) {
+	const seg, sent, expected = 8 << 10, 2 << 10, 1 << 10
+	for _, f := range []gsync.Flags{gsync.DstInSegment, gsync.SrcInSegment, gsync.DstInSegment | gsync.SrcInSegment} {
+		t.Run(f.String(), func(t *testing.T) {
+			opts := coll.Options{SegmentSize: seg, OneSidedMin: 1, StallTimeout: time.Second}
+			var mismatched atomic.Int32
+			err := colltest.RunImages([]int{1, 1}, colltest.Options{}, opts, table, time.Minute, func(im *coll.Image, _ *colltest.Node) error {
+				s := im.Segment()
+				for i := range s {
+					s[i] = 0xA5
+				}
+				my := gsync.InMySync | gsync.OutMySync | gsync.Local | f
+				var err error
+				if im.ImageNum() == 0 {
+					for i := range sent {
+						s[seg/2+i] = byte(i)
+					}
+					err = im.Broadcast(im.TeamAll(), s[:sent], 0, s[seg/2:seg/2+sent], sent, my)
+				} else {
+					err = im.Broadcast(im.TeamAll(), s[:expected], 0, s[seg/2:seg/2+expected], expected, my)
+				}
+				if errors.Is(err, coll.ErrMismatch) {
+					mismatched.Add(1)
+				} else if !errors.Is(err, coll.ErrStalled) {
+					return fmt.Errorf("image %d: %v, want ErrMismatch or ErrStalled", im.ImageNum(), err)
+				}
+				if im.ImageNum() == 1 {
+					for i, b := range s {
+						if b != 0xA5 {
+							return fmt.Errorf("byte %d of the receiver's segment is %#x: written by a call that disagrees", i, b)
+						}
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mismatched.Load() == 0 {
+				t.Error("no image saw ErrMismatch: the control message's header went unchecked")
+			}
+			if mismatched.Load() == 0 {
+				t.Error("no image saw ErrMismatch: the control message's header went unchecked")
 			}
 		})
 	}

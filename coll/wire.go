@@ -30,8 +30,9 @@ import (
 // a stale message of the same tag 2^seqBits operations older) fails the
 // operation with ErrMismatch; a larger payload than the receive expects is
 // the conduit's truncation error. Either way nothing reaches the caller's
-// memory. Barrier messages (empty) and the one-sided path of segments
-// (segment.go) carry no header.
+// memory. Barrier messages (empty) carry no header; on the one-sided path
+// of segments (segment.go) the control message that precedes a write or
+// a read carries it.
 const (
 	hdrSize   = 16
 	inlineMax = 4 << 10
