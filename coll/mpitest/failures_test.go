@@ -18,10 +18,13 @@ import (
 const mpiStall = 2 * time.Second
 
 // TestStallMPI runs colltest.Stall over MPI: the last image returns early
-// or skips a Broadcast rooted at it; the others' next Broadcast fails with
-// ErrStalled naming it (or the image between it and them), one and two
-// images per rank (with two, its node mate waits for it before its node
-// starts). No message is left in flight: every node waits for the root's.
+// or skips a Broadcast rooted at it, or a ReduceAll; the others' next call
+// fails with ErrStalled naming it (or the image between it and them), one
+// and two images per rank (with two, its node mate waits for it before its
+// node starts). A Broadcast leaves no message in flight (every node waits
+// for the root's); a ReduceAll leaves the others' small sends to the gone
+// image unmatched, which must not keep their Close or the next test from
+// running.
 func TestStallMPI(t *testing.T) {
 	np := mpi.World().Size()
 	for _, T := range []int{1, 2} {
@@ -29,13 +32,15 @@ func TestStallMPI(t *testing.T) {
 			continue // one image: nobody to wait for
 		}
 		per := slices.Repeat([]int{T}, np)
-		for _, skip := range []bool{false, true} {
-			c := colltest.StallCase{Call: "Broadcast", Gone: np*T - 1, Skip: skip, Timeout: mpiStall}
-			err := runImages(per, coll.Options{StallTimeout: mpiStall}, func(im *coll.Image, nd *colltest.Node) error {
-				return colltest.Stall(im, nd, c)
-			})
-			if err != nil {
-				t.Errorf("%v skip=%v: %v", per, skip, err)
+		for _, call := range []string{"Broadcast", "ReduceAll"} {
+			for _, skip := range []bool{false, true} {
+				c := colltest.StallCase{Call: call, Fn: fnSum, Gone: np*T - 1, Skip: skip, Timeout: mpiStall}
+				err := runImages(per, coll.Options{StallTimeout: mpiStall}, func(im *coll.Image, nd *colltest.Node) error {
+					return colltest.Stall(im, nd, c)
+				})
+				if err != nil {
+					t.Errorf("%v %s skip=%v: %v", per, call, skip, err)
+				}
 			}
 		}
 	}
