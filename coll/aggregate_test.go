@@ -22,7 +22,7 @@ func TestAggregatesInProcess(t *testing.T) {
 			t.Parallel()
 			delay := colltest.Options{MaxDelay: 20 * time.Microsecond, Seed: uint64(i + 7)}
 			cfg := colltest.AggregateConfig{Seed: uint64(i)}
-			err := colltest.RunImages(per, delay, coll.Options{Tree: coll.Tree(i % 3)}, nil, 3*time.Minute,
+			err := colltest.RunImages(per, delay, coll.Options{Tree: coll.Tree(i % 4)}, nil, 3*time.Minute,
 				func(im *coll.Image, nd *colltest.Node) error {
 					if err := colltest.Aggregates(im, nd, im.TeamAll(), cfg); err != nil {
 						return fmt.Errorf("TeamAll: %w", err)

@@ -190,24 +190,6 @@ func (im *Image) gatherAll(t *images.Team, dst []byte, dsts [][]byte, src []byte
 	return im.run(&a)
 }
 
-// gatherAllAlgo applies the rule of the package documentation to P nodes:
-// with A = L/max(o,g), the exchange-like pattern costs about (P-1) + A gaps
-// and the dissemination one ceil(lg P) * (A+1); take the cheaper, exchange
-// on ties.
-func (n *node) gatherAllAlgo(P int) GatherAllAlgo {
-	if n.opts.GatherAll != GatherAllAuto {
-		return n.opts.GatherAll
-	}
-	A := n.opts.A
-	if A <= 0 {
-		A = DefaultA
-	}
-	if (P-1)+A <= bitsOf(P-1)*(A+1) {
-		return GatherAllExchange
-	}
-	return GatherAllDissemination
-}
-
 // Exchange sends block j of src on the image of team rank i to block i of
 // dst on the image of team rank j (P blocks of nbytes each side).
 func (im *Image) Exchange(t *images.Team, dst, src []byte, nbytes int, f gsync.Flags) error {
@@ -294,13 +276,13 @@ func (n *node) build(g geom, c *call) []round {
 	case kBarrier:
 		return barrierRounds(g, subBar)
 	case kBroadcast:
-		return broadcastSched(g, n.opts.Tree, c)
+		return broadcastSched(g, n.tree(TreeBroadcast, g.P, k.n), c)
 	case kScatter:
-		return scatterSched(g, n.opts.Tree, c)
+		return scatterSched(g, n.tree(TreeBlocks, g.P, k.n), c)
 	case kGather:
-		return gatherSched(g, n.opts.Tree, c)
+		return gatherSched(g, n.tree(TreeBlocks, g.P, k.n), c)
 	case kGatherAll:
-		return gatherAllSched(g, n.gatherAllAlgo(g.P), c)
+		return gatherAllSched(g, n.gatherAllAlgo(g.P, k.n), c)
 	case kExchange:
 		return exchangeSched(g, c)
 	}
@@ -322,29 +304,30 @@ func (n *node) buildReduction(g geom, c *call) []round {
 	rd := reducer{fn: e.Fn, flags: e.Flags, arg: k.arg, es: k.es, scalar: e.Scalar}
 	sd := dist{Layout: k.sl, P: g.t.Size(), count: k.count}
 	nm := g.t.NodeMajor()
-	algo := n.gatherAllAlgo(g.P)
+	algo := n.gatherAllAlgo(g.P, k.es)
+	t := n.tree(TreeReduce, g.P, k.es)
 	switch k.kind {
 	case kReduce:
 		if !rd.commutative() && !nm {
-			return gatheredSched(g, algo, n.opts.Tree, rd, sd, c.dst, c.src, gathered{reduce: true, dstImg: k.root})
+			return gatheredSched(g, algo, t, rd, sd, c.dst, c.src, gathered{reduce: true, dstImg: k.root})
 		}
 		var dst []byte
 		if m := g.member(k.root); m >= 0 {
 			dst = c.dst[m]
 		}
-		return reduceSched(g, n.opts.Tree, rd, sd, k.root, dst, c.src)
+		return reduceSched(g, t, rd, sd, k.root, dst, c.src)
 	case kReduceAll:
 		if !rd.commutative() && !nm {
-			return gatheredSched(g, algo, n.opts.Tree, rd, sd, c.dst, c.src, gathered{all: true})
+			return gatheredSched(g, algo, t, rd, sd, c.dst, c.src, gathered{all: true})
 		}
-		return reduceAllSched(g, rd, sd, c.dst, c.src)
+		return reduceAllSched(g, rd, sd, c.dst, c.src, n.opts.SplitsReduceAll(g.P, k.es))
 	}
 	dd := dist{Layout: k.dl, P: g.t.Size(), count: k.count}
 	excl := k.kind == kExclusivePrefix
 	if !nm {
-		return gatheredSched(g, algo, n.opts.Tree, rd, sd, c.dst, c.src, gathered{exclusive: excl, dd: dd})
+		return gatheredSched(g, algo, t, rd, sd, c.dst, c.src, gathered{exclusive: excl, dd: dd})
 	}
-	return prefixSched(g, n.opts.Tree, rd, sd, dd, c.dst, c.src, excl)
+	return prefixSched(g, t, rd, sd, dd, c.dst, c.src, excl)
 }
 
 func wait(h gsync.Handle, err error) error {

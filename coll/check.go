@@ -267,7 +267,7 @@ func agreeOp(n *node, tn *teamNode, g geom, mine, all []byte, base, sub int) *sc
 	for q := range po {
 		po[q] = q
 	}
-	algo := n.gatherAllAlgo(g.P)
+	algo := n.gatherAllAlgo(g.P, len(mine))
 	if g.P > 1<<14 { // dissemination's sub-tags would reach subReblock
 		algo = GatherAllExchange
 	}

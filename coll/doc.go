@@ -67,10 +67,11 @@
 //     OUT_MYSYNC once every transfer and copy touching this node's data
 //     areas is complete, OUT_ALLSYNC after a barrier that starts once this
 //     node's transfers are complete.
-//   - Trees are built in trees.go; the schedules of the five collectives in
-//     movement.go, of the reductions in reduce.go and prefix.go, all between
-//     a team's node ranks (geom in movement.go); schedules are cached per
-//     node and argument list in plans.go.
+//   - The default choice of algorithm (by the cost model) is made in
+//     choose.go. Trees are built in trees.go; the schedules of the five
+//     collectives in movement.go, of the reductions in reduce.go and
+//     prefix.go, all between a team's node ranks (geom in movement.go);
+//     schedules are cached per node and argument list in plans.go.
 //   - Tags (team context, sequence number, sub-tag) are laid out in
 //     node.go; team creation, contexts and Destroy are in teams.go.
 //   - Aggregation (the Aggregate flag: members, the Last, fusion of the
@@ -106,8 +107,8 @@
 //
 // The algorithms run between nodes, over the team's node ranks; within a
 // node, blocks are copied. Broadcast, scatter and gather use a tree over
-// node ranks relative to the root's node: Binomial (default), Binary or
-// Flat (Options.Tree). Every subtree is a contiguous run of node ranks, so
+// node ranks relative to the root's node: Binomial, Binary or Flat
+// (Options.Tree). Every subtree is a contiguous run of node ranks, so
 // each edge carries one run of blocks in packed order (node rank by node
 // rank, each node's members in rank order), straight from or into the
 // caller's buffer where that is one run of it. Exchange runs P-1 steps in
@@ -116,10 +117,16 @@
 // dissemination (round i: p sends to (p+2^i) mod P the blocks of the
 // min(2^i, P-2^i) nodes it holds that the other lacks, no surplus) into a
 // packed buffer, which in a node-major team (images.Team.NodeMajor) is the
-// first member's destination. With A = L/max(o,g) (Options.A, default
-// DefaultA), exchange costs about (P-1)+A and dissemination
-// ceil(lg P)*(A+1) gaps for P nodes; the cheaper wins, exchange on ties.
-// With A = 4 that is exchange up to P = 16.
+// first member's destination.
+//
+// Unless Options force them, the tree shape, gather_all's pattern and
+// ReduceAll's split are what the LogGP cost model (package loggp) predicts
+// fastest for the team's nodes and the bytes moved, with Options.Model's
+// parameters (loggp.Default, fitted on the development machines, when
+// zero); the choices are in choose.go. With Options.A set, gather_all
+// follows the older LogP rule instead: with A = L/max(o,g), exchange costs
+// about (P-1)+A and dissemination ceil(lg P)*(A+1) gaps for P nodes; the
+// cheaper wins, exchange on ties.
 //
 // # Computational collectives
 //

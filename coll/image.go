@@ -6,19 +6,27 @@ import (
 	"time"
 
 	"github.com/gocoll/gocoll/images"
+	"github.com/gocoll/gocoll/loggp"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
 // Options choose algorithms; the zero value picks them by the rules in the
 // package documentation. Every image of every node passes the same Options.
 type Options struct {
-	// Tree shapes broadcast, scatter and gather (default Binomial).
+	// Tree forces the shape of broadcast, scatter, gather and the
+	// tree-based reductions; TreeAuto (the default) lets the cost model
+	// choose (choose.go).
 	Tree Tree
 	// GatherAll forces an algorithm for gather_all (default GatherAllAuto).
 	GatherAll GatherAllAlgo
-	// A is L/max(o,g) of the LogP model in whole units, used to choose the
-	// gather_all algorithm; 0 means DefaultA.
+	// A, when above 0, chooses the gather_all algorithm by the LogP rule
+	// of the package documentation with A = L/max(o,g) in whole units,
+	// instead of the cost model.
 	A int
+	// Model are the cost model's parameters, fitted to the machine (for
+	// example by cmd/collbench --model); the zero value means
+	// loggp.Default. The default choices of algorithm follow from them.
+	Model loggp.Params
 	// InitTimeout bounds Init's wait for the node's other images and the
 	// other nodes; 0 means DefaultInitTimeout.
 	InitTimeout time.Duration
@@ -78,10 +86,6 @@ const (
 	// GatherAllExchange: P-1 steps, node p sends its block to (p+i) mod P.
 	GatherAllExchange
 )
-
-// DefaultA is the LogP ratio L/max(o,g) assumed when Options.A is 0; it
-// fits shared-memory and loopback MPI on the development machines.
-const DefaultA = 4
 
 // InitFlags are the flags of Init; the spec reserves them and requires 0.
 type InitFlags uint32

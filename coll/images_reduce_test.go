@@ -202,7 +202,7 @@ func TestReductionsImages(t *testing.T) {
 		t.Run(fmt.Sprint(per), func(t *testing.T) {
 			t.Parallel()
 			delay := colltest.Options{MaxDelay: 20 * time.Microsecond, Seed: uint64(i + 1)}
-			err := colltest.RunImages(per, delay, coll.Options{Tree: coll.Tree(i % 3)}, table, 3*time.Minute,
+			err := colltest.RunImages(per, delay, coll.Options{Tree: coll.Tree(i % 4)}, table, 3*time.Minute,
 				func(im *coll.Image, nd *colltest.Node) error {
 					all := im.TeamAll()
 					if err := runMReductions(im, nd, all, reductionList(all.Size())); err != nil {

@@ -36,7 +36,7 @@ func TestMatrixInProcess(t *testing.T) {
 		t.Run(fmt.Sprint(per), func(t *testing.T) {
 			t.Parallel()
 			delay := colltest.Options{MaxDelay: 20 * time.Microsecond, Seed: uint64(i + 1)}
-			err := colltest.RunImages(per, delay, coll.Options{Tree: coll.Tree(i % 3)}, nil, 2*time.Minute,
+			err := colltest.RunImages(per, delay, coll.Options{Tree: coll.Tree(i % 4)}, nil, 2*time.Minute,
 				func(im *coll.Image, nd *colltest.Node) error {
 					return colltest.Matrix(im, nd, im.TeamAll(), colltest.MatrixConfig{})
 				})

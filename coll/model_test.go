@@ -47,9 +47,9 @@ func formatTable(per []int) string {
 // modelOptions varies the algorithms and the progress mode with the seed.
 func modelOptions(seed uint64) coll.Options {
 	return coll.Options{
-		Tree:      coll.Tree(seed % 3),
-		GatherAll: coll.GatherAllAlgo(seed / 3 % 3),
-		Progress:  []gsync.ProgressMode{gsync.Polling, gsync.Polling, gsync.Goroutine, gsync.Periodic}[seed/9%4],
+		Tree:      coll.Tree(seed % 4),
+		GatherAll: coll.GatherAllAlgo(seed / 4 % 3),
+		Progress:  []gsync.ProgressMode{gsync.Polling, gsync.Polling, gsync.Goroutine, gsync.Periodic}[seed/12%4],
 	}
 }
 

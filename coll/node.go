@@ -40,17 +40,18 @@ const (
 const DefaultInitTimeout = time.Minute
 
 type node struct {
-	cd    Conduit
-	table *images.Table
-	fns   []reducefn.Entry
-	opts  Options
-	eng   *gsync.Engine
-	plans planCache
-	me    int    // this node
-	first int    // its first image
-	count int    // its images
-	multi bool   // some node hosts several images
-	seg   []byte // the node's segment (its images' in a row), nil without one (segment.go)
+	cd      Conduit
+	table   *images.Table
+	fns     []reducefn.Entry
+	opts    Options
+	eng     *gsync.Engine
+	plans   planCache
+	choices choices // the cost model's tree choices (choose.go)
+	me      int     // this node
+	first   int     // its first image
+	count   int     // its images
+	multi   bool    // some node hosts several images
+	seg     []byte  // the node's segment (its images' in a row), nil without one (segment.go)
 	// contexts: 1<<ctxBits of them (at most 64); bit c of ctxUsed is set
 	// while a team with context c lives on this node (or a creation holds it)
 	ctxBits int

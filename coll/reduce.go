@@ -334,17 +334,14 @@ func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst []byte, src
 	return []round{r0, r1}
 }
 
-// largeReduceAll is the element size from which ReduceAll splits elements
-// (reduce-scatter then gather_all) rather than exchanging whole partials.
-const largeReduceAll = 32 << 10
-
-// reduceAllSched: every image gets the fold. Small elements use recursive
-// doubling; large splittable ones a reduce-scatter and a gather_all. The
+// reduceAllSched: every image gets the fold. Elements are exchanged whole
+// (recursive doubling), or, with split (choose.go: large elements) and
+// where they can be split, by a reduce-scatter and a gather_all. The
 // result lands in the first member's destination and is copied to the
 // others'.
-func reduceAllSched(g geom, rd reducer, d dist, dst, src [][]byte) []round {
+func reduceAllSched(g geom, rd reducer, d dist, dst, src [][]byte, split bool) []round {
 	var rs []round
-	if rd.scalar > 0 && rd.es >= largeReduceAll && rd.es/rd.scalar >= g.P && g.P > 1 && everyNodeHolds(g, d, 1) &&
+	if rd.scalar > 0 && split && rd.es/rd.scalar >= g.P && g.P > 1 && everyNodeHolds(g, d, 1) &&
 		(rd.commutative() || d.rows() == 1) {
 		rs = reduceScatterGatherSched(g, rd, d, dst[0], src)
 	} else {

@@ -10,9 +10,13 @@ package coll
 type Tree int
 
 const (
+	// TreeAuto: the shape the cost model predicts fastest for the
+	// collective, its number of nodes and its size (choose.go). The
+	// default.
+	TreeAuto Tree = iota
 	// Binomial: node v's children are v+2^j for 2^j below v's lowest set
-	// bit; depth ceil(lg P). The default.
-	Binomial Tree = iota
+	// bit; depth ceil(lg P).
+	Binomial
 	// Binary: each subtree splits the rest of its range into two halves.
 	Binary
 	// Flat: the root sends to every node itself.
@@ -22,6 +26,8 @@ const (
 // String names the tree shape.
 func (t Tree) String() string {
 	switch t {
+	case TreeAuto:
+		return "auto"
 	case Binomial:
 		return "binomial"
 	case Binary:
@@ -64,11 +70,13 @@ func (t Tree) children(s span) []span {
 
 // Subtrees are the child subtrees of the subtree [lo, hi) (relative ranks,
 // rooted at lo) in the order its root serves them, each as [lo, hi): the
-// shape a cost model of the tree walks (collbench --model).
+// schedules send to the last child first (a binomial tree's largest
+// subtree), and the cost model walks them so (choose.go, loggp.Tree).
 func (t Tree) Subtrees(lo, hi int) [][2]int {
-	var out [][2]int
-	for _, c := range t.children(span{lo, hi}) {
-		out = append(out, [2]int{c.lo, c.hi})
+	cs := t.children(span{lo, hi})
+	out := make([][2]int, 0, len(cs))
+	for i := len(cs) - 1; i >= 0; i-- {
+		out = append(out, [2]int{cs[i].lo, cs[i].hi})
 	}
 	return out
 }

@@ -35,7 +35,7 @@ func TestModelMPI(t *testing.T) {
 	}
 	for _, per := range [][]int{one, uneven} {
 		t.Run(fmt.Sprint(per), func(t *testing.T) {
-			opts := coll.Options{Tree: coll.Tree(seed % 3), GatherAll: coll.GatherAllAlgo(seed / 3 % 3)}
+			opts := coll.Options{Tree: coll.Tree(seed % 4), GatherAll: coll.GatherAllAlgo(seed / 4 % 3)}
 			err := runImagesWith(mpiconduit.ConduitOptions{}, per, opts, colltest.ModelFuncs, func(im *coll.Image, nd *colltest.Node) error {
 				return colltest.Model(im, nd, colltest.ModelConfig{Seed: seed, Ops: ops})
 			})

@@ -1,0 +1,194 @@
+// Package loggp is the LogGP cost model of gocoll's collective algorithms:
+// the machine's parameters, their fit from measured ping-pong and stream
+// times, and the predicted latency of each algorithm. Package coll picks
+// its default algorithms (tree shape, gather_all pattern, the ReduceAll
+// split) by comparing these predictions; cmd/collbench --model fits the
+// parameters on the machine at hand and prints predicted against measured.
+//
+// Costs, for a message of k bytes between two nodes (one image per node),
+// all in microseconds:
+//
+//   - delivery: 2o + kG + L (the sender's overhead, the bytes, the wire,
+//     the receiver's overhead);
+//   - a node's next message leaves max(g, o + kG) after its previous one;
+//   - folding k bytes of a reduction costs k*Fold (not LogGP's: the
+//     reductions compute, and their algorithms differ in how much).
+//
+// The model knows nothing of gocoll: tree shapes come in as a function that
+// lists a subtree's children (package coll's trees).
+package loggp
+
+import (
+	"errors"
+	"math/bits"
+	"slices"
+)
+
+// Params are the model's parameters. Times are in microseconds, G and
+// Fold in microseconds per byte.
+type Params struct {
+	L    float64 // latency: a message's time on the wire
+	O    float64 // overhead: the processor time of a send, or of a receive
+	Gap  float64 // g: the least time between two messages of one node
+	G    float64 // per byte of a message
+	Fold float64 // per byte a reduction folds
+}
+
+// Default are the parameters fitted on the development machines (2 cores,
+// Open MPI 4.1 over shared memory, np 2; BENCHMARKS.md has the command):
+// the model's choices with them are gocoll's defaults.
+var Default = Params{L: 0.254, O: 0.129, Gap: 0.129, G: 0.000076, Fold: 0.00012}
+
+// IsZero reports whether p is the zero Params (unset: Default applies).
+func (p Params) IsZero() bool { return p == Params{} }
+
+// Deliver is the time from a send's start to its receive's end, k bytes.
+func (p Params) Deliver(k float64) float64 { return 2*p.O + k*p.G + p.L }
+
+// Next is the least time between the starts of two sends of one node, the
+// first of k bytes.
+func (p Params) Next(k float64) float64 { return max(p.Gap, p.O+k*p.G) }
+
+// Lg is ceil(log2 P), the rounds of the binomial, dissemination and
+// recursive-doubling patterns.
+func Lg(P int) int {
+	if P < 2 {
+		return 0
+	}
+	return bits.Len(uint(P - 1))
+}
+
+// Subtrees lists the child subtrees of the subtree [lo, hi) of a tree over
+// relative ranks (rooted at lo), in the order its root serves them, each
+// as [lo, hi).
+type Subtrees func(lo, hi int) [][2]int
+
+// Tree is the latency of a tree over P nodes in which the edge into a
+// subtree of n nodes carries bytes(n) bytes: a node serves its subtrees
+// one after the other, Next apart, and a subtree's own cost starts once its
+// root has the data. Gather and reduce run the same edges the other way;
+// the model gives them the same cost (a reduce's folds: ReduceTree).
+func (p Params) Tree(P int, shape Subtrees, bytes func(n int) float64) float64 {
+	var sub func(lo, hi int) float64
+	sub = func(lo, hi int) float64 {
+		start, worst := 0.0, 0.0
+		for _, c := range shape(lo, hi) {
+			k := bytes(c[1] - c[0])
+			worst = max(worst, start+p.Deliver(k)+sub(c[0], c[1]))
+			start += p.Next(k)
+		}
+		return worst
+	}
+	return sub(0, P)
+}
+
+// ReduceTree is a reduce of k bytes over a tree: the tree's messages, and
+// at every level the fold of what a node's children sent.
+func (p Params) ReduceTree(P int, shape Subtrees, k float64) float64 {
+	var sub func(lo, hi int) float64
+	sub = func(lo, hi int) float64 {
+		start, worst := 0.0, 0.0
+		for _, c := range shape(lo, hi) {
+			worst = max(worst, start+p.Deliver(k)+sub(c[0], c[1]))
+			start += p.Next(k)
+		}
+		return worst + float64(len(shape(lo, hi)))*k*p.Fold
+	}
+	return sub(0, P)
+}
+
+// Exchange is P-1 lock-step rounds in which every node sends and receives
+// one message of k bytes (exchange, and gather_all's exchange pattern): a
+// round costs the larger of the gap and both overheads with the bytes, the
+// last one a full delivery.
+func (p Params) Exchange(P int, k float64) float64 {
+	if P < 2 {
+		return 0
+	}
+	return float64(P-2)*max(p.Gap, 2*p.O+k*p.G) + p.Deliver(k)
+}
+
+// Dissemination is gather_all's dissemination pattern of k bytes per node:
+// round i moves the blocks of min(2^i, P-2^i) nodes.
+func (p Params) Dissemination(P int, k float64) float64 {
+	t := 0.0
+	for i := range Lg(P) {
+		t += p.Deliver(float64(min(1<<i, P-1<<i)) * k)
+	}
+	return t
+}
+
+// GatherAll is the cheaper of gather_all's two patterns for P nodes of k
+// bytes each, and whether it is the exchange (on ties: the exchange, one
+// message per peer).
+func (p Params) GatherAll(P int, k float64) (float64, bool) {
+	e, d := p.Exchange(P, k), p.Dissemination(P, k)
+	return min(e, d), e <= d
+}
+
+// RecursiveDoubling is ReduceAll of k bytes by recursive doubling: lg P
+// rounds, each a delivery of the whole vector and its fold.
+func (p Params) RecursiveDoubling(P int, k float64) float64 {
+	return float64(Lg(P)) * (p.Deliver(k) + k*p.Fold)
+}
+
+// ReduceScatterGatherAll is ReduceAll of k bytes split in P parts: an
+// exchange of the parts, each node folding P-1 of them into its own, then
+// a gather_all of the folded parts (by its cheaper pattern).
+func (p Params) ReduceScatterGatherAll(P int, k float64) float64 {
+	c := k / float64(P)
+	ga, _ := p.GatherAll(P, c)
+	return p.Exchange(P, c) + float64(P-1)*c*p.Fold + ga
+}
+
+// Scan is the dissemination scan of prefix reductions: lg P rounds of a
+// delivery and a fold.
+func (p Params) Scan(P int, k float64) float64 { return p.RecursiveDoubling(P, k) }
+
+// ErrFit reports too few measurements to fit the parameters.
+var ErrFit = errors.New("loggp: the fit needs ping-pong times at two sizes or more and a stream time")
+
+// Fit fits L, O, Gap and G to measured times, given as (bytes, us) pairs:
+// pingPong the one-way time of a message (half a round trip), stream the
+// time per message of a stream of messages one way. The ping-pong is a
+// delivery, so its intercept is L + 2o and its slope G (a least-squares
+// line weighted by relative error, so that small sizes fix the intercept
+// and large ones the slope); the stream's smallest message costs o + kG,
+// and o is taken equal to g: a stream cannot tell them apart, and on a host
+// with no network processor a small message's overhead is all its gap. L
+// is what the intercept leaves, at least 0. Fold is kept from p.
+func (p Params) Fit(pingPong, stream [][2]float64) (Params, error) {
+	if len(pingPong) < 2 || len(stream) < 1 {
+		return Params{}, ErrFit
+	}
+	pp := slices.Clone(pingPong)
+	slices.SortFunc(pp, func(a, b [2]float64) int { return int(a[0] - b[0]) })
+	st := slices.Clone(stream)
+	slices.SortFunc(st, func(a, b [2]float64) int { return int(a[0] - b[0]) })
+	a, G := lineFit(pp)
+	q := Params{G: max(G, 0), Fold: p.Fold}
+	q.Gap = max(st[0][1]-st[0][0]*q.G, 0)
+	q.O = q.Gap
+	q.L = max(a-2*q.O, 0)
+	return q, nil
+}
+
+// lineFit is the least-squares line y = a + b x through ps, each point
+// weighted by 1/y^2 (relative error).
+func lineFit(ps [][2]float64) (a, b float64) {
+	var sw, sx, sy, sxx, sxy float64
+	for _, pt := range ps {
+		w := 1 / (pt[1] * pt[1])
+		sw += w
+		sx += w * pt[0]
+		sy += w * pt[1]
+		sxx += w * pt[0] * pt[0]
+		sxy += w * pt[0] * pt[1]
+	}
+	den := sw*sxx - sx*sx
+	if den == 0 {
+		return sy / sw, 0
+	}
+	b = (sw*sxy - sx*sy) / den
+	return (sy - b*sx) / sw, b
+}
