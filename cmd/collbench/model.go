@@ -17,8 +17,9 @@ import (
 // gocoll's algorithms predicted from them (loggp's costs), beside the
 // measured gocoll.* rows for this run's P and alone for P = 2 .. 4096,
 // marking the algorithm gocoll picks by default (coll.Options' choices,
-// made with loggp.Default). Fold, the reductions' computation, is not
-// fitted here: it keeps loggp.Default's.
+// made with loggp.Default). Fold, the reductions' computation, is fitted
+// to the gocoll.ReduceAll rows of 1 KiB and more (fitFold), or kept from
+// loggp.Default without them.
 
 // errModelRows: the run lacks the rows the fit needs.
 var errModelRows = errors.New("the model needs PingPong and Stream rows at two sizes or more (np >= 2)")
@@ -31,6 +32,37 @@ func fitLogGP(rows []row) (loggp.Params, error) {
 		return m, errModelRows
 	}
 	return m, err
+}
+
+// fitFold fits Fold to the gocoll.ReduceAll rows of 1 KiB and more (Go
+// avg) at np nodes, by least squares: the predicted cost of the algorithm
+// gocoll picked for a row is a + b*Fold, a its messages (m's fit) and b
+// the bytes folded on its critical path. It returns the fit (at least 0)
+// and the number of rows it used.
+func fitFold(rows []row, np int, m loggp.Params) (float64, int) {
+	var sbb, sby float64
+	n := 0
+	for _, r := range rows {
+		if r.op != "gocoll.ReduceAll" || r.size < 1<<10 || r.goAvg <= 0 {
+			continue
+		}
+		for _, a := range algorithms {
+			if a.coll != "ReduceAll" || !a.picked(np, r.size) {
+				continue
+			}
+			m0, m1 := m, m
+			m0.Fold, m1.Fold = 0, 1
+			base := a.cost(m0, np, float64(r.size))
+			b := a.cost(m1, np, float64(r.size)) - base
+			sbb += b * b
+			sby += b * (r.goAvg - base)
+			n++
+		}
+	}
+	if n == 0 || sbb == 0 {
+		return 0, 0
+	}
+	return max(sby/sbb, 0), n
 }
 
 // sizedPoints are op's rows as (size, C avg) pairs, by size.
@@ -125,10 +157,14 @@ func printModel(w io.Writer, rows []row, np int) error {
 	if err != nil {
 		return err
 	}
+	foldFrom := "loggp.Default's: no gocoll.ReduceAll rows of 1 KiB or more"
+	if f, n := fitFold(rows, np, m); n > 0 {
+		m.Fold, foldFrom = f, fmt.Sprintf("fitted to %d gocoll.ReduceAll rows", n)
+	}
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	p("\n# LogGP model, fitted to this run's native PingPong and Stream rows (C side)\n")
-	p("# L %.3f us, o %.3f us, g %.3f us, G %.6f us/B (%.2f GB/s), A = L/max(o,g) = %.2f; Fold %.6f us/B (loggp.Default's)\n",
-		m.L, m.O, m.Gap, m.G, 1e-3/max(m.G, 1e-12), m.L/max(m.O, m.Gap), m.Fold)
+	p("# L %.3f us, o %.3f us, g %.3f us, G %.6f us/B (%.2f GB/s), A = L/max(o,g) = %.2f; Fold %.6f us/B (%s)\n",
+		m.L, m.O, m.Gap, m.G, 1e-3/max(m.G, 1e-12), m.L/max(m.O, m.Gap), m.Fold, foldFrom)
 	p("# (coll.Options{Model: loggp.Params{L: %.3f, O: %.3f, Gap: %.3f, G: %.6f, Fold: %.6f}} makes gocoll choose by this fit)\n",
 		m.L, m.O, m.Gap, m.G, m.Fold)
 	p("\n# measured (gocoll row, Go avg) against predicted, np %d\n", np)

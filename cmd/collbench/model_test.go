@@ -99,3 +99,25 @@ func TestModelFlagSelectsRows(t *testing.T) {
 		t.Errorf("--model ops %v, want %v", cfg.ops, modelRows())
 	}
 }
+
+// fitFold recovers the fold of ReduceAll rows that follow the model.
+func TestFitFold(t *testing.T) {
+	m := loggp.Params{L: 0.7, O: 0.15, Gap: 0.15, G: 1.0 / 9000}
+	want := m
+	want.Fold = 0.0004
+	var rs []row
+	for _, k := range []int{8, 1 << 10, 64 << 10, 1 << 20} {
+		for _, a := range algorithms {
+			if a.coll == "ReduceAll" && a.picked(2, k) {
+				rs = append(rs, row{op: "gocoll.ReduceAll", size: k, goAvg: a.cost(want, 2, float64(k))})
+			}
+		}
+	}
+	got, n := fitFold(rs, 2, m)
+	if n != 3 || math.Abs(got-want.Fold) > 1e-12 {
+		t.Errorf("fitFold: %g from %d rows, want %g from 3 (the 8 B row left out)", got, n, want.Fold)
+	}
+	if _, n := fitFold(synthRows(m), 2, m); n != 0 {
+		t.Errorf("fitFold without ReduceAll rows used %d", n)
+	}
+}
