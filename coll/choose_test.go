@@ -33,11 +33,13 @@ func TestChoicesFollowTheModel(t *testing.T) {
 			}
 		}
 	}
-	// Small messages over 8 nodes: with today's parameters a flat tree's
-	// root sends 7 messages a gap apart, cheaper than 3 deliveries in a
-	// row; with a gap as large as the latency the binomial tree wins.
-	if got := def.TreeFor(coll.TreeBroadcast, 8, 8); got != coll.Flat {
-		t.Errorf("8 B over 8 nodes, default model: %v, want flat", got)
+	// Small messages over 8 nodes: with a latency large against the gap a
+	// flat tree's root sends 7 messages a gap apart, cheaper than 3
+	// deliveries in a row; with a gap as large as the latency the binomial
+	// tree wins.
+	slowWire := coll.Options{Model: loggp.Params{L: 2, O: 0.1, Gap: 0.1, G: 0.0001}}
+	if got := slowWire.TreeFor(coll.TreeBroadcast, 8, 8); got != coll.Flat {
+		t.Errorf("8 B over 8 nodes, latency 2 us: %v, want flat", got)
 	}
 	slowGap := coll.Options{Model: loggp.Params{L: 0.25, O: 0.13, Gap: 2, G: 0.0001}}
 	if got := slowGap.TreeFor(coll.TreeBroadcast, 8, 8); got != coll.Binomial {
