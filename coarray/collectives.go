@@ -14,7 +14,7 @@ import (
 // and is collective over the current team: every image of it calls the
 // same routine with the same length and options, as the standard requires.
 // Each is one collective of gocoll's engine, whatever the length (plus the
-// checked mode's agreement, see Options.Unchecked).
+// agreement in the checked mode, see Options.Checked).
 //
 // Strings follow Fortran's character semantics: every value of the call has
 // the same character length (CharLen, or by default the longest value on
@@ -34,9 +34,10 @@ type options struct {
 // only; elsewhere A becomes undefined (gocoll leaves it as it was).
 func ResultImage(i int) Option { return func(o *options) { o.resultImage = i } }
 
-// CharLen is the character length of string arguments: values longer than
-// it are an error (ErrLength); without it the length is agreed across the
-// team (one more small collective).
+// CharLen is the character length of string arguments: a value longer
+// than it is an error (ErrLength, on every image: string collectives agree
+// on it with one more small collective); without it the length is the one
+// agreed on in that collective.
 func CharLen(n int) Option { return func(o *options) { o.charLen = n } }
 
 func optionsOf(opts []Option) options {
