@@ -81,7 +81,7 @@ for src in coarray/fortran/tests/*.f90; do
 		[ "$np" -le 4 ] || continue
 		step "mpirun -np $np fortran/$name" fortran_run "$np" "$caf_out/$name" "$name"
 		[ "$name" = stat ] || continue
-		step "mpirun -np $np fortran/$name (GOCOLL_CAF_CHECK=1)" fortran_run_checked "$np" "$caf_out/$name" "$name"
+		step "mpirun -np $np fortran/$name, checked" fortran_run_checked "$np" "$caf_out/$name" "$name"
 	done
 done
 
