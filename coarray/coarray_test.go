@@ -1,6 +1,7 @@
 package coarray_test
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -43,4 +44,29 @@ func badInputOptions(c coarraytest.Check, checked bool) (opts coarray.Options, c
 		return opts, false
 	}
 	return opts, true
+}
+
+// TestNoAllocation: a collective of the face allocates nothing per call
+// (on one image, where the engine has nothing to move, what remains is the
+// face's own work: options, checks, the agreement's test).
+func TestNoAllocation(t *testing.T) {
+	err := runImages([]int{1}, 0, coarray.Options{}, true, func(img *coarray.Image) error {
+		x := []float64{1, 2}
+		calls := map[string]func() error{
+			"CoSum":             func() error { return coarray.CoSum(img, x) },
+			"CoSum ResultImage": func() error { return coarray.CoSum(img, x, coarray.ResultImage(1)) },
+			"CoMax":             func() error { return coarray.CoMax(img, x) },
+			"CoBroadcast":       func() error { return coarray.CoBroadcast(img, x, 1) },
+		}
+		for name, call := range calls {
+			var err error
+			if n := testing.AllocsPerRun(100, func() { err = errors.Join(err, call()) }); n != 0 || err != nil {
+				return fmt.Errorf("%s: %v allocations per call, error %v", name, n, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
