@@ -9,7 +9,7 @@ import (
 // program whose types Go does not name (the gfortran runtime) calls. b holds
 // the whole array, contiguous; resultImage is Fortran's RESULT_IMAGE, 0 when
 // absent. Every image of the current team calls with the same kind, length
-// and image arguments (the checked mode verifies it).
+// and image arguments (see the package doc, Errors).
 
 // BroadcastBytes is CO_BROADCAST of b, elements of elemSize bytes, from the
 // image sourceImage.

@@ -7,7 +7,7 @@ import (
 	"github.com/gocoll/gocoll/coll"
 )
 
-// call is one collective as the checked mode agrees on it.
+// call is one collective as the agreement sees it.
 type call struct {
 	op    int   // opBroadcast ...
 	count int   // elements
@@ -33,12 +33,21 @@ const (
 	agreeLanes = agreeWidth + 2 // width, stat
 )
 
-// agree runs the checked mode's agreement over the current team, when
-// needed (checked mode, or a character length to learn): it returns the
+// agree runs the agreement over the current team when the call needs it:
+// always in the checked mode, and for strings (always: they learn the
+// character length, or check every image's values against it); in the
+// default mode only when this image found its own arguments bad. That
+// image then makes the agreement in the call's place in the team's
+// sequence, where the other images, if their arguments are the same (as
+// the standard requires), found the same error and do too: every image
+// gets it at once. If theirs are not, they make the data collective, and
+// the engine fails the two calls against each other (ErrMismatch, or
+// ErrStalled after the stall timeout) instead of letting this image skip
+// a call and the team's later collectives pair up wrongly. It returns the
 // agreed character width and an error that every image returns alike.
-func (img *Image) agree(c *call, needWidth bool) (int, error) {
-	if !img.sh.checked && !needWidth {
-		return c.width, c.err
+func (img *Image) agree(c *call, always bool) (int, error) {
+	if !img.sh.checked && !always && c.err == nil {
+		return c.width, nil
 	}
 	if cap(img.sh.agreed) < 2*agreeLanes {
 		img.sh.agreed = make([]int64, 2*agreeLanes)
@@ -52,13 +61,13 @@ func (img *Image) agree(c *call, needWidth bool) (int, error) {
 	all := v[agreeLanes:]
 	err := img.sh.im.ReduceAll(img.team.t, bytesOf(all), bytesOf(mine), coll.Cyclic,
 		8*agreeLanes, img.NumImages(), builtin.agree, 0, flags)
-	if err != nil {
+	switch {
+	case c.err != nil: // this image's own error is what its STAT says
+		return 0, c.err
+	case err != nil:
 		return 0, collErr(err)
 	}
 	if s := int(all[agreeWidth+1]); s != StatOK {
-		if c.err != nil {
-			return 0, c.err
-		}
 		if e, ok := byStat[s]; ok {
 			return 0, fmt.Errorf("%w (on another image)", e)
 		}

@@ -14,7 +14,7 @@ import (
 // and is collective over the current team: every image of it calls the
 // same routine with the same length and options, as the standard requires.
 // Each is one collective of gocoll's engine, whatever the length (plus the
-// checked mode's agreement, see Options.Unchecked).
+// agreement in the checked mode, see Options.Checked).
 //
 // Strings follow Fortran's character semantics: every value of the call has
 // the same character length (CharLen, or by default the longest value on
@@ -22,8 +22,20 @@ import (
 // CO_BROADCAST), shorter values are blank-padded to it, and the results come
 // back blank-padded.
 
-// Option is an optional argument of a collective.
-type Option func(*options)
+// Option is an optional argument of a collective (ResultImage, CharLen).
+// It is a value, not a function, so that passing options allocates
+// nothing.
+type Option struct {
+	which optionKind
+	value int
+}
+
+type optionKind uint8
+
+const (
+	optResultImage optionKind = iota + 1
+	optCharLen
+)
 
 type options struct {
 	resultImage int
@@ -32,17 +44,23 @@ type options struct {
 
 // ResultImage is RESULT_IMAGE: the result lands on that image (1-based)
 // only; elsewhere A becomes undefined (gocoll leaves it as it was).
-func ResultImage(i int) Option { return func(o *options) { o.resultImage = i } }
+func ResultImage(i int) Option { return Option{optResultImage, i} }
 
-// CharLen is the character length of string arguments: values longer than
-// it are an error (ErrLength); without it the length is agreed across the
-// team (one more small collective).
-func CharLen(n int) Option { return func(o *options) { o.charLen = n } }
+// CharLen is the character length of string arguments: a value longer
+// than it is an error (ErrLength, on every image: string collectives agree
+// on it with one more small collective); without it the length is the one
+// agreed on in that collective.
+func CharLen(n int) Option { return Option{optCharLen, n} }
 
 func optionsOf(opts []Option) options {
 	var o options
-	for _, f := range opts {
-		f(&o)
+	for _, op := range opts {
+		switch op.which {
+		case optResultImage:
+			o.resultImage = op.value
+		case optCharLen:
+			o.charLen = op.value
+		}
 	}
 	return o
 }

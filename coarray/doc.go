@@ -35,11 +35,49 @@
 // Every error a STAT= argument would report comes back as a Go error that
 // errors.Is matches against the package's named errors (ErrInvalidImage,
 // ErrMismatch, ErrTeam, ...); Stat gives its STAT value and Error its
-// ERRMSG. In the checked mode (the default) arguments that differ between
-// images, or an argument bad on some images only, fail the call on every
-// image rather than hang (see Options.Unchecked for the cost and what is
-// checked of CO_REDUCE operators). An operator that panics or that is found
-// impure fails the call on the images where it ran.
+// ERRMSG. What is checked depends on the mode:
+//
+//   - Always, on each image: its own arguments (an image index outside the
+//     team, an element type with pointers or that the operation does not
+//     take, an operator not given to Init or made for another type, a
+//     length that is not whole elements). The standard requires the images
+//     to pass the same arguments, so such an error is found on every image
+//     alike: each image then makes the agreement (see below) instead of
+//     the collective, in the call's place in the team's sequence, and every
+//     image returns the error. String collectives always make the
+//     agreement (they learn the character length from it, or check every
+//     image's values against CharLen), so a value too long on one image
+//     gives ErrLength on every image.
+//   - An operator that panics, or returns a string too long, fails the
+//     call on the images where it ran (ErrOperator, ErrLength); the others
+//     finish.
+//   - Default mode: a collective is one collective of gocoll's engine and
+//     the images' arguments are not compared. If they differ (another
+//     length, RESULT_IMAGE or SOURCE_IMAGE, or an argument bad on some
+//     images only), the engine's own default checks (package coll,
+//     "Disagreeing arguments") keep every image from receiving wrong data:
+//     an image that receives a message of the other call gets ErrMismatch
+//     (or ErrCollective, where the conduit refuses a message of another
+//     size), one that waits for a message nobody sends gets ErrStalled
+//     after the stall timeout (coll.Options.StallTimeout, GOCOLL_STALL;
+//     ten minutes by default), an image whose part needs nothing from the
+//     others (the source of a broadcast, an image that only sends) may
+//     succeed with its own data, and an image with a bad argument of its
+//     own returns that error once its agreement ended. The failed call's
+//     messages may stay unmatched and the conduit may keep its error: the
+//     team may be of no further use.
+//   - Checked mode (Options.Checked, or GOCOLL_CAF_CHECK=1 at Init): every
+//     collective first makes the agreement: one small reduction over the
+//     team of its kind, length, element size, source or result image,
+//     operator, character length, and the STAT of any error an image found
+//     in its own arguments. Every image then returns the same error before
+//     any data moves: ErrMismatch naming the argument that differs, or the
+//     other image's error ("on another image"). CO_REDUCE operators are
+//     also applied twice to the operands they see and their results
+//     compared (an operator that keeps state gives ErrImpure, on the images
+//     where it ran). It costs a second small collective per call
+//     (BENCHMARKS.md, "The coarray face") and twice the operator's work:
+//     use it while developing, or where a job must survive a misuse.
 //
 // # Teams
 //
@@ -51,8 +89,9 @@
 //
 // # Where the rules live
 //
-// Argument checks and the agreement: call.go (agree, checkImage); the
-// function table and the character operators: kinds.go; strings:
-// strings.go; operators and their checks: operator.go; teams: team.go;
-// STAT values: errors.go.
+// Argument checks and the agreement, and when it runs: call.go (agree,
+// checkImage); STAT values and the engine's errors' mapping to them:
+// errors.go (collErr); the function table and the character operators:
+// kinds.go; strings: strings.go; operators and their checks: operator.go;
+// teams: team.go.
 package coarray

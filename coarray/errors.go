@@ -3,6 +3,8 @@ package coarray
 import (
 	"errors"
 	"fmt"
+
+	"github.com/gocoll/gocoll/coll"
 )
 
 // STAT values. Fortran's ISO_FORTRAN_ENV fixes STAT_STOPPED_IMAGE and
@@ -24,6 +26,7 @@ const (
 	StatLength       = 9 // a character value longer than the character length
 	StatNotSupported = 10
 	StatCollective   = 11   // gocoll's engine or the conduit failed
+	StatStalled      = 12   // no progress for the stall timeout: an image of the team is not taking part (see ErrStalled)
 	StatStoppedImage = 6000 // ISO_FORTRAN_ENV's STAT_STOPPED_IMAGE (gfortran's value)
 	StatFailedImage  = 6001 // ISO_FORTRAN_ENV's STAT_FAILED_IMAGE (gfortran's value)
 )
@@ -44,6 +47,12 @@ var (
 	ErrLength       = newStatError(StatLength, "coarray: character value longer than the character length")
 	ErrNotSupported = newStatError(StatNotSupported, "coarray: not supported")
 	ErrCollective   = newStatError(StatCollective, "coarray: the collective failed")
+	// ErrStalled wraps coll.ErrStalled: the call waited for the stall
+	// timeout (coll.Options.StallTimeout, GOCOLL_STALL) for an image that
+	// skipped it, called with other arguments (the default mode finds
+	// those only where a message of theirs arrives), stopped, or computes
+	// for longer than the timeout.
+	ErrStalled = newStatError(StatStalled, "coarray: the collective made no progress for the stall timeout")
 )
 
 // StatError is an error with a STAT value.
@@ -74,22 +83,32 @@ func Stat(err error) int {
 }
 
 // collErr turns an error of gocoll's engine into one with a STAT value,
-// keeping the original for errors.Is.
+// keeping the original for errors.Is: the engine's disagreement errors
+// (coll.ErrMismatch between nodes, coll.ErrArgsDiffer between a node's
+// images) are ErrMismatch, its stall is ErrStalled, anything else
+// ErrCollective.
 func collErr(err error) error {
 	var se *StatError
-	if err == nil || errors.As(err, &se) {
+	switch {
+	case err == nil || errors.As(err, &se):
 		return err
+	case errors.Is(err, coll.ErrMismatch) || errors.Is(err, coll.ErrArgsDiffer):
+		se = ErrMismatch
+	case errors.Is(err, coll.ErrStalled):
+		se = ErrStalled
+	default:
+		se = ErrCollective
 	}
-	return fmt.Errorf("%w: %w", ErrCollective, err)
+	return fmt.Errorf("%w: %w", se, err)
 }
 
 // byStat is the sentinel of each STAT value, for an image that learns of
-// another image's error through the checked mode's agreement.
+// another image's error through the agreement.
 var byStat = map[int]error{}
 
 func init() {
 	for _, e := range []*StatError{ErrInvalidImage, ErrMismatch, ErrTeam, ErrNotCurrent, ErrTeamNumber,
-		ErrNewIndex, ErrType, ErrOperator, ErrLength, ErrNotSupported, ErrCollective} {
+		ErrNewIndex, ErrType, ErrOperator, ErrLength, ErrNotSupported, ErrCollective, ErrStalled} {
 		byStat[e.stat] = e
 	}
 }

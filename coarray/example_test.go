@@ -10,7 +10,7 @@ import (
 // with a user operator onto image 1, and split into two teams by parity.
 func Example() {
 	mul := coarray.OperatorOf(func(a, b int64) int64 { return a * b }, 0)
-	err := runImages([]int{1, 1, 1, 1}, 0, coarray.Options{Operators: []coarray.Operator{mul}},
+	err := runImages([]int{1, 1, 1, 1}, 0, coarray.Options{Operators: []coarray.Operator{mul}}, true,
 		func(img *coarray.Image) error {
 			me := img.ThisImage()
 			sum := me
@@ -49,7 +49,7 @@ func Example() {
 
 // STAT and ERRMSG are the error's Stat and text.
 func ExampleStat() {
-	err := runImages([]int{1, 1}, 0, coarray.Options{}, func(img *coarray.Image) error {
+	err := runImages([]int{1, 1}, 0, coarray.Options{}, true, func(img *coarray.Image) error {
 		err := coarray.CoSum(img, []float64{1}, coarray.ResultImage(3))
 		if img.ThisImage() == 1 {
 			fmt.Println(coarray.Stat(err), err)

@@ -1,6 +1,7 @@
 package coarray
 
 import (
+	"os"
 	"sync"
 	"sync/atomic"
 
@@ -22,17 +23,20 @@ type Options struct {
 	// Operators are the CO_REDUCE operations the program uses, named in
 	// CoReduce by their position (Op(i) is Operators[i]).
 	Operators []Operator
-	// Unchecked turns off the checked mode. Checked (the default), every
-	// collective first agrees on its arguments across the team with one
-	// small reduction (kind, length, source or result image, operator,
-	// character length), so that arguments that differ between images, or
-	// bad on some images only, give an error on every image instead of a
-	// hang or garbage; and every CO_REDUCE operator is applied twice to
-	// the first operands it sees, its results compared byte for byte (an
-	// operator that keeps state gives ErrImpure). Unchecked a collective
-	// is exactly one collective of gocoll's engine, and mismatched
-	// arguments are undefined, as the standard leaves them.
-	Unchecked bool
+	// Checked turns on the checked mode (GOCOLL_CAF_CHECK=1 at Init does
+	// too). Checked, every collective first agrees on its arguments across
+	// the team with one small reduction (kind, length, source or result
+	// image, operator, character length, and any error found on one
+	// image), so that arguments that differ between images give ErrMismatch
+	// and an argument bad on some images only gives its error, on every
+	// image, before any data moves; and every CO_REDUCE operator is applied
+	// twice to the operands it sees, its results compared byte for byte
+	// (an operator that keeps state gives ErrImpure). That costs a second
+	// small collective per call (and twice the operator's work): use it
+	// while developing. In the default mode a collective is one collective
+	// of gocoll's engine, whose own default checks keep disagreeing
+	// arguments from writing wrong data (see the package doc, "Errors").
+	Checked bool
 	// Coll are the engine's options (see coll.Options).
 	Coll coll.Options
 }
@@ -107,7 +111,8 @@ func (ns *nodeState) since(n uint64) error {
 // the initial team. table and myImage are coll.Init's (nil and 0 for one
 // image per node).
 func Init(c coll.Conduit, table *images.Table, myImage int, opts Options) (*Image, error) {
-	ns := nodeOf(c, !opts.Unchecked)
+	checked := opts.Checked || os.Getenv("GOCOLL_CAF_CHECK") == "1"
+	ns := nodeOf(c, checked)
 	fns := append([]reducefn.Entry(nil), builtin.entries...)
 	nb := len(fns)
 	for _, op := range opts.Operators {
@@ -117,7 +122,7 @@ func Init(c coll.Conduit, table *images.Table, myImage int, opts Options) (*Imag
 	if err != nil {
 		return nil, collErr(err)
 	}
-	sh := &shared{im: im, node: ns, nbuilt: nb, ops: opts.Operators, checked: !opts.Unchecked}
+	sh := &shared{im: im, node: ns, nbuilt: nb, ops: opts.Operators, checked: checked}
 	return &Image{sh: sh, team: &Team{t: im.TeamAll(), number: -1, owner: sh}}, nil
 }
 

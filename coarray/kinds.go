@@ -66,7 +66,7 @@ func (k Kind) Size() int {
 
 func (k Kind) char() bool { return k == Char || k == Char4 }
 
-// The operations, as they appear in the checked mode's agreement.
+// The operations, as they appear in the agreement.
 const (
 	opBroadcast = iota + 1
 	opSum
@@ -82,7 +82,7 @@ const (
 type builtins struct {
 	entries []reducefn.Entry
 	index   [opMax + 1][numKinds]int // fn index of (op, kind); -1 where undefined
-	agree   int                      // fn of the checked mode's agreement
+	agree   int                      // fn of the agreement
 }
 
 var builtin = makeBuiltins()

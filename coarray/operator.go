@@ -27,7 +27,7 @@ type Op int
 // whether it is commutative too (reducefn.NonComm if not: the engine then
 // combines the images' values in image order). For a string T, a and b are
 // the blank-padded character values, and fn's result is blank-padded (or
-// must fit) to the same character length. See Options.Unchecked for what is
+// must fit) to the same character length. See Options.Checked for what is
 // checked of fn.
 func OperatorOf[T any](fn func(a, b T) T, flags reducefn.Flags) Operator {
 	typ := reflect.TypeFor[T]()

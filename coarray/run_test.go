@@ -13,9 +13,10 @@ import (
 )
 
 // runImages starts in-process nodes with perNode images each, initializes
-// the coarray face on every image and runs fn on each; it returns the
-// images' errors joined, or an error after a minute (a hang).
-func runImages(perNode []int, delay time.Duration, opts coarray.Options, fn func(img *coarray.Image) error) error {
+// the coarray face on every image and runs fn on each, then closes the
+// images if closing; it returns the images' errors joined, or an error
+// after three minutes (a hang).
+func runImages(perNode []int, delay time.Duration, opts coarray.Options, closing bool, fn func(img *coarray.Image) error) error {
 	table, err := images.New(perNode)
 	if err != nil {
 		return err
@@ -37,7 +38,9 @@ func runImages(perNode []int, delay time.Duration, opts coarray.Options, fn func
 				if err := fn(img); err != nil {
 					errs[me] = fmt.Errorf("image %d: %w", me, err)
 				}
-				errs[me] = errors.Join(errs[me], img.Close())
+				if closing {
+					errs[me] = errors.Join(errs[me], img.Close())
+				}
 			}()
 		}
 	}
@@ -55,11 +58,11 @@ func runImages(perNode []int, delay time.Duration, opts coarray.Options, fn func
 // and nodes of several images.
 var layouts = [][]int{{1}, {1, 1}, {1, 1, 1}, {1, 1, 1, 1}, {2, 2}, {1, 3}}
 
-func forLayouts(t *testing.T, opts coarray.Options, fn func(img *coarray.Image) error) {
+func forLayouts(t *testing.T, opts coarray.Options, closing bool, fn func(img *coarray.Image) error) {
 	t.Helper()
 	for _, l := range layouts {
 		t.Run(fmt.Sprint(l), func(t *testing.T) {
-			if err := runImages(l, 0, opts, fn); err != nil {
+			if err := runImages(l, 0, opts, closing, fn); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -67,7 +70,7 @@ func forLayouts(t *testing.T, opts coarray.Options, fn func(img *coarray.Image) 
 }
 
 func TestSmoke(t *testing.T) {
-	forLayouts(t, coarray.Options{}, func(img *coarray.Image) error {
+	forLayouts(t, coarray.Options{}, true, func(img *coarray.Image) error {
 		x := []float64{float64(img.ThisImage()), 1}
 		if err := coarray.CoSum(img, x); err != nil {
 			return err

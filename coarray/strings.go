@@ -53,7 +53,7 @@ func (img *Image) broadcastStrings(ss []string, source, charLen int) error {
 		c.err = tooLong(ss, charLen)
 		c.width = longest(ss)
 	}
-	w, err := img.agree(&c, charLen == 0)
+	w, err := img.agree(&c, true)
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func (img *Image) reduceStrings(ss []string, op, fn int, o options) error {
 	if c.err == nil {
 		c.err = tooLong(ss, o.charLen)
 	}
-	w, err := img.agree(&c, o.charLen == 0)
+	w, err := img.agree(&c, true)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Times the coarray collectives (coarray/fortran/bench/bench.f90: CO_BROADCAST,
 # CO_SUM, CO_REDUCE with a user function, of n doubles) on gocoll's runtime,
-# checked (the default) and unchecked (GOCOLL_CAF_CHECK=0), and on
+# in its default mode and in its checked mode (GOCOLL_CAF_CHECK=1), and on
 # OpenCoarrays, beside MPI_Bcast and MPI_Allreduce (mpi_bench.c), in one run
 # at each rank count of GOCOLL_NPS (default "2 4"):
 #
@@ -26,8 +26,8 @@ build_caf "$out" &&
 for np in ${GOCOLL_NPS:-2 4}; do
 	echo "== np $np"
 	flock /tmp/gocoll-cpu.lock bash -c "
-		echo '-- gocoll (checked)'; $(mpirun_cmd "$np") $out/bench.gocoll $*
-		echo '-- gocoll (unchecked: GOCOLL_CAF_CHECK=0)'; $(mpirun_cmd "$np") -x GOCOLL_CAF_CHECK=0 $out/bench.gocoll $*
+		echo '-- gocoll (default)'; $(mpirun_cmd "$np") $out/bench.gocoll $*
+		echo '-- gocoll (checked: GOCOLL_CAF_CHECK=1)'; $(mpirun_cmd "$np") -x GOCOLL_CAF_CHECK=1 $out/bench.gocoll $*
 		echo '-- OpenCoarrays'; $(cafrun_cmd "$np") $out/bench.opencoarrays $* 2>&1 | grep -v '^\[warn\] Epoll'
 		echo '-- MPI'; $(mpirun_cmd "$np") $out/mpi_bench $*
 	"

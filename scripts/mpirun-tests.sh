@@ -64,7 +64,13 @@ fortran_run() {
 	[ $rc -eq 0 ] && grep -qx "PASS $3" <<<"$log"
 }
 
-# The Fortran coarray tests, built with gfortran against gocoll's runtime.
+# fortran_run_checked: fortran_run in the runtime's checked mode
+# (GOCOLL_CAF_CHECK=1, which mpirun passes on to its local ranks).
+fortran_run_checked() { GOCOLL_CAF_CHECK=1 fortran_run "$@"; }
+
+# The Fortran coarray tests, built with gfortran against gocoll's runtime;
+# stat, whose disagreeing arguments only the checked mode finds on every
+# image, once more in that mode.
 caf_out=$out/coarray
 step "build coarray/gfortran runtime" build_caf "$caf_out"
 for src in coarray/fortran/tests/*.f90; do
@@ -74,6 +80,8 @@ for src in coarray/fortran/tests/*.f90; do
 	for np in $NPS; do
 		[ "$np" -le 4 ] || continue
 		step "mpirun -np $np fortran/$name" fortran_run "$np" "$caf_out/$name" "$name"
+		[ "$name" = stat ] || continue
+		step "mpirun -np $np fortran/$name, checked" fortran_run_checked "$np" "$caf_out/$name" "$name"
 	done
 done
 

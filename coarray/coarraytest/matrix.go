@@ -270,8 +270,7 @@ func matrix(img *coarray.Image) error {
 }
 
 // Matrix is the whole matrix in the initial team and in teams split by
-// parity of the image index (with NEW_INDEX reversing the order), checked
-// and unchecked.
+// parity of the image index (with NEW_INDEX reversing the order).
 func Matrix(img *coarray.Image) error {
 	if err := matrix(img); err != nil {
 		return err

@@ -21,8 +21,17 @@
 //     TEAM_NUMBER, and THIS_IMAGE/NUM_IMAGES inside a team.
 //   - Coarray registration (ALLOCATE/DEALLOCATE synchronize): a program
 //     declaring coarrays links and uses its own image's part.
-//   - The checked mode (GOCOLL_CAF_CHECK=0 turns it off) of package coarray:
-//     arguments that differ between images give STAT 2 everywhere.
+//   - STAT values as package coarray gives them: an argument error (an
+//     invalid RESULT_IMAGE or SOURCE_IMAGE, say) the same on every image
+//     gives its STAT on every image. Arguments that differ between images
+//     give STAT 2 (mismatch) where the engine sees a message of the other
+//     call, or STAT 12 (stalled) after the stall timeout (GOCOLL_STALL,
+//     default 10 minutes), never wrong data; with GOCOLL_CAF_CHECK=1 (the
+//     package's checked mode, one more small collective per call) every
+//     image gets STAT 2 at once, or the STAT of an error found on another
+//     image. The type errors this runtime finds itself (a kind it has no
+//     arithmetic for, STAT 7; an operator it cannot call, STAT 10) depend
+//     only on the call's declared types, alike on every image.
 //
 // # What does not
 //
@@ -86,7 +95,6 @@ func gocaf_init() C.int {
 	c, err := mpiStart()
 	if err == nil {
 		img, err = coarray.Init(c, nil, 0, coarray.Options{
-			Unchecked: os.Getenv("GOCOLL_CAF_CHECK") == "0",
 			Operators: []coarray.Operator{
 				coarray.ElementwiseOperator(func(dst, a, b []byte, _ int) {
 					C.gocaf_apply(ptr(dst), ptr(a), ptr(b), C.size_t(len(dst)))
