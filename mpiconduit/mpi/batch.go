@@ -201,7 +201,7 @@ func (w *Win) PutNotify(b []byte, target, disp int, c *Comm, tag int) (h Handle,
 	if c.size != w.comm.size {
 		return 0, false, misuse(ErrArg, op, "the notification's communicator has %d processes, the window's %d", c.size, w.comm.size)
 	}
-	res := C.gc_put_notify(cbuf(unsafe.Pointer(unsafe.SliceData(b))), C.int(len(b)), C.int(target), C.MPI_Aint(disp),
+	res := C.gc_put_notify(cbuf(unsafe.Pointer(unsafe.SliceData(b))), C.int(len(b)), C.int(target), w.disp(target, disp),
 		w.hv(), C.int(tag), hComm(c.h))
 	if res.rc != C.MPI_SUCCESS {
 		return 0, false, newError(putNotifySteps[res.index], res.rc)
@@ -216,7 +216,7 @@ func (w *Win) GetNow(b []byte, src, disp int) error {
 	if err := w.checkNow(op, b, src, disp); err != nil {
 		return err
 	}
-	res := C.gc_get_now(cbuf(unsafe.Pointer(unsafe.SliceData(b))), C.int(len(b)), C.int(src), C.MPI_Aint(disp), w.hv())
+	res := C.gc_get_now(cbuf(unsafe.Pointer(unsafe.SliceData(b))), C.int(len(b)), C.int(src), w.disp(src, disp), w.hv())
 	if res.rc != C.MPI_SUCCESS {
 		return newError(getNowSteps[res.index], res.rc)
 	}
