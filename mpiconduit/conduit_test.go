@@ -113,6 +113,8 @@ func TestConduitMisuse(t *testing.T) {
 	require.NoError(t, cd.Close())
 	_, err = cd.Isend(0, 0, make([]byte, 8), 1)
 	require.ErrorIs(t, err, mpi.ErrFreed)
+	_, err = cd.Poll(nil)
+	require.ErrorIs(t, err, mpi.ErrFreed)
 }
 
 // TestConduitFloodOutOfOrder sends every rank more small messages than a

@@ -155,6 +155,24 @@ func TestsomeHandles(hs []Handle, idx []int32) (int, error) {
 	return int(res.flag), nil
 }
 
+// Progress lets MPI advance its pending work, without waiting for
+// anything: one MPI_Iprobe for any message on c, whose answer it drops. A
+// caller that waits by other means than MPI calls (mpiconduit's
+// shared-memory rings) calls it now and then: MPI may advance another
+// process's one-sided operations on this process's windows only inside
+// this process's MPI calls, and MPICH 4.0.2 over UCX does, so that an
+// MPI_Win_flush targeting a process that makes no MPI call never returns.
+// MPI_Iprobe is a call that progresses there; MPI_Test of a null request,
+// MPI_Testsome of no request and MPI_Win_sync are not
+// (testdata/flush_progress.c shows each in C).
+func (c *Comm) Progress() error {
+	const op = "MPI_Iprobe"
+	if err := c.check(op); err != nil {
+		return err
+	}
+	return mpiErr(op, C.gc_progress(hComm(c.h)))
+}
+
 // The one-sided part of the batched layer: transfers on a window in a
 // passive-target epoch (LockAll), each one cgo call that also completes
 // it, so that MPI keeps no pointer to the caller's buffer past the call
@@ -183,7 +201,7 @@ func (w *Win) PutNotify(b []byte, target, disp int, c *Comm, tag int) (h Handle,
 	if c.size != w.comm.size {
 		return 0, false, misuse(ErrArg, op, "the notification's communicator has %d processes, the window's %d", c.size, w.comm.size)
 	}
-	res := C.gc_put_notify(cbuf(unsafe.Pointer(unsafe.SliceData(b))), C.int(len(b)), C.int(target), C.MPI_Aint(disp),
+	res := C.gc_put_notify(cbuf(unsafe.Pointer(unsafe.SliceData(b))), C.int(len(b)), C.int(target), w.disp(target, disp),
 		w.hv(), C.int(tag), hComm(c.h))
 	if res.rc != C.MPI_SUCCESS {
 		return 0, false, newError(putNotifySteps[res.index], res.rc)
@@ -198,7 +216,7 @@ func (w *Win) GetNow(b []byte, src, disp int) error {
 	if err := w.checkNow(op, b, src, disp); err != nil {
 		return err
 	}
-	res := C.gc_get_now(cbuf(unsafe.Pointer(unsafe.SliceData(b))), C.int(len(b)), C.int(src), C.MPI_Aint(disp), w.hv())
+	res := C.gc_get_now(cbuf(unsafe.Pointer(unsafe.SliceData(b))), C.int(len(b)), C.int(src), w.disp(src, disp), w.hv())
 	if res.rc != C.MPI_SUCCESS {
 		return newError(getNowSteps[res.index], res.rc)
 	}

@@ -161,9 +161,6 @@ func runMove[T Element](t *testing.T, m movers[T]) {
 				checkEq(t, gathered, recv, "Gather in place root %d n %d", root, n)
 			}
 
-			if root != 0 && mpichGapBug[T](t, "MPI_Scatter from a root other than 0") {
-				continue
-			}
 			// Scatter: block q of the root's send is val(root, iter, q*n+i).
 			all := func() []T { return filled(p*n, func(j int) T { return distinct[T](root, iter, j) }) }
 			mineOf := filled(n, func(i int) T { return distinct[T](root, iter, me*n+i) })
@@ -206,9 +203,6 @@ func runMove[T Element](t *testing.T, m movers[T]) {
 		require.NoError(t, m.alltoall(w, send, recv))
 		checkEq(t, want, recv, "Alltoall n %d", n)
 		checkEq(t, filled(p*n, func(j int) T { return distinct[T](me, iter, j) }), send, "Alltoall leaves send as it was")
-		if mpichGapBug[T](t, "MPI_Alltoall in place") {
-			continue
-		}
 		require.NoError(t, m.alltoall(w, send, send))
 		checkEq(t, want, send, "Alltoall in place n %d", n)
 	}
@@ -321,11 +315,8 @@ func runImove[T Element](t *testing.T, m imovers[T]) {
 				src2 = filled(p*n, func(j int) T { return distinct[T](root, iter, j) })
 				sc2 = src2[root*n : (root+1)*n]
 			}
-			scatter := root == 0 || !mpichGapBug[T](t, "MPI_Iscatter from a root other than 0")
-			if scatter {
-				s.add(m.scatter(w, src1, sc1, root))
-				s.add(m.scatter(w, src2, sc2, root))
-			}
+			s.add(m.scatter(w, src1, sc1, root))
+			s.add(m.scatter(w, src2, sc2, root))
 
 			a1 := filled(p*n, none)
 			a2 := filled(p*n, func(j int) T {
@@ -341,10 +332,7 @@ func runImove[T Element](t *testing.T, m imovers[T]) {
 			x2 := filled(p*n, func(j int) T { return distinct[T](me, iter, j) })
 			t1 := filled(p*n, none)
 			s.add(m.alltoall(w, x1, t1))
-			inPlace := !mpichGapBug[T](t, "MPI_Ialltoall in place")
-			if inPlace {
-				s.add(m.alltoall(w, x2, x2))
-			}
+			s.add(m.alltoall(w, x2, x2))
 
 			finishAll(t, s.reqs, iter+root)
 
@@ -354,17 +342,13 @@ func runImove[T Element](t *testing.T, m imovers[T]) {
 				checkEq(t, gathered, g2, "Igather in place root %d n %d", root, n)
 			}
 			mineOf := filled(n, func(i int) T { return distinct[T](root, iter, me*n+i) })
-			if scatter {
-				checkEq(t, mineOf, sc1, "Iscatter root %d n %d", root, n)
-				checkEq(t, mineOf, sc2, "Iscatter in place root %d n %d", root, n)
-			}
+			checkEq(t, mineOf, sc1, "Iscatter root %d n %d", root, n)
+			checkEq(t, mineOf, sc2, "Iscatter in place root %d n %d", root, n)
 			checkEq(t, gathered, a1, "Iallgather n %d", n)
 			checkEq(t, gathered, a2, "Iallgather in place n %d", n)
 			want := filled(p*n, func(j int) T { return distinct[T](j/n, iter, me*n+j%n) })
 			checkEq(t, want, t1, "Ialltoall n %d", n)
-			if inPlace {
-				checkEq(t, want, x2, "Ialltoall in place n %d", n)
-			}
+			checkEq(t, want, x2, "Ialltoall in place n %d", n)
 		}
 	}
 }

@@ -3,13 +3,13 @@ package mpi
 import (
 	"fmt"
 	"strings"
-	"testing"
 )
 
-// Known defects of the MPI libraries the binding links, which its tests of
+// Known defects of the MPI libraries the binding links that its tests of
 // the native collectives step around, each naming what it leaves out. Each
-// is MPI's, not the binding's: the same calls on other types, or from
-// other roots, are tested as everywhere.
+// is MPI's, not the binding's: the same calls on other types are tested as
+// everywhere. (The defects the binding works around itself are tested in
+// full: see gc_coll.c and gc_win.c.)
 
 // mpichVersion is MPICH's version ("4.0.2"), "" for another library.
 func mpichVersion() string {
@@ -42,22 +42,4 @@ func mpichUnsignedMinMax[T Element](op Op) bool {
 		return (op == OpMin || op == OpMax) && mpichBefore(4, 1)
 	}
 	return false
-}
-
-// mpichGapBug reports (and logs, naming what) whether T is a pair type
-// with a gap (MPI_DOUBLE_INT, MPI_LONG_INT: 12 bytes in 16) and the binding
-// links MPICH, whose 4.0.2 gets some collectives wrong on such types from
-// 16 KiB on: MPI_Scatter from a root other than 0 reports truncation,
-// MPI_Iscatter from there misplaces blocks, and MPI_Alltoall and
-// MPI_Ialltoall in place truncate or misplace them. Point-to-point of the
-// same types is right, so are these calls on the other types; the tests
-// leave out those calls on those types there.
-func mpichGapBug[T Element](t *testing.T, what string) bool {
-	t.Helper()
-	dt := DatatypeOf[T]()
-	if Library != "mpich" || (dt != DoubleInt && dt != LongInt) {
-		return false
-	}
-	t.Logf("left out: %s on %s (MPICH %s defect on pair types with a gap)", what, dt, mpichVersion())
-	return true
 }

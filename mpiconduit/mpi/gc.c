@@ -238,3 +238,8 @@ gc_result gc_testsome(int n, uintptr_t *rs, int *indices) {
 	reqs_out(n, rs, q, stack);
 	return r;
 }
+
+int gc_progress(uintptr_t c) {
+	int flag;
+	return MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, GC_COMM(c), &flag, MPI_STATUS_IGNORE);
+}

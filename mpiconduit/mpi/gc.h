@@ -88,5 +88,7 @@ gc_result gc_testall(int n, uintptr_t *rs);
 int gc_waitall(int n, uintptr_t *rs);
 gc_result gc_testany(int n, uintptr_t *rs);
 gc_result gc_testsome(int n, uintptr_t *rs, int *indices);
+// gc_progress lets MPI progress: an MPI_Iprobe whose answer it drops.
+int gc_progress(uintptr_t c);
 
 #endif

@@ -6,6 +6,45 @@
 static const void *gc_ip(int in_place, const char *p) { return in_place ? MPI_IN_PLACE : (const void *)p; }
 static void *gc_ipr(int in_place, char *p) { return in_place ? MPI_IN_PLACE : (void *)p; }
 
+#ifdef MPICH_VERSION
+#include <pthread.h>
+// MPICH 4.0.2 moves the pair types with a gap, MPI_DOUBLE_INT and
+// MPI_LONG_INT (12 bytes of data in a 16-byte extent), wrongly in its
+// data-movement collectives once blocks pass a few KiB: MPI_Gather at np >= 4,
+// MPI_Scatter and MPI_Alltoall in place fail with "Message truncated", and
+// their nonblocking forms misplace blocks (testdata/mpich_pair_gap.c shows
+// it in C). Point-to-point moves those types right, and so do these
+// collectives on a contiguous type of the same extent: they carry the pairs
+// as that. It is sound because they never look inside an element and every
+// rank passes the same type (the typed API's T on every rank): the bytes,
+// padding included, land where MPI_DOUBLE_INT's would. The reductions keep
+// the pair types, which MINLOC and MAXLOC need.
+static MPI_Datatype gc_twins[2] = {MPI_DATATYPE_NULL, MPI_DATATYPE_NULL};
+static pthread_once_t gc_twins_once = PTHREAD_ONCE_INIT;
+
+static void gc_make_twins(void) {
+	MPI_Datatype pairs[2] = {MPI_DOUBLE_INT, MPI_LONG_INT};
+	for (int i = 0; i < 2; i++) {
+		MPI_Aint lb, extent;
+		MPI_Datatype t;
+		if (MPI_Type_get_extent(pairs[i], &lb, &extent) == MPI_SUCCESS && lb == 0 &&
+		    MPI_Type_contiguous((int)extent, MPI_BYTE, &t) == MPI_SUCCESS && MPI_Type_commit(&t) == MPI_SUCCESS)
+			gc_twins[i] = t;
+	}
+}
+
+// gc_moved is the datatype a data-movement collective passes for dt.
+static MPI_Datatype gc_moved(uintptr_t h) {
+	MPI_Datatype dt = GC_TYPE(h);
+	if (dt != MPI_DOUBLE_INT && dt != MPI_LONG_INT) return dt;
+	pthread_once(&gc_twins_once, gc_make_twins); // after MPI_Init: a collective runs
+	MPI_Datatype t = gc_twins[dt == MPI_LONG_INT];
+	return t != MPI_DATATYPE_NULL ? t : dt;
+}
+#else
+#define gc_moved(h) GC_TYPE(h)
+#endif
+
 // GC_START runs a nonblocking MPI call that ends in its request argument.
 #define GC_START(call, ...)                                          \
 	MPI_Request q = MPI_REQUEST_NULL;                            \
@@ -13,10 +52,10 @@ static void *gc_ipr(int in_place, char *p) { return in_place ? MPI_IN_PLACE : (v
 	return (gc_start){rc, (uintptr_t)q}
 
 int gc_bcast(char *b, int n, uintptr_t dt, int root, uintptr_t c) {
-	return MPI_Bcast(b, n, GC_TYPE(dt), root, GC_COMM(c));
+	return MPI_Bcast(b, n, gc_moved(dt), root, GC_COMM(c));
 }
 gc_start gc_ibcast(char *b, int n, uintptr_t dt, int root, uintptr_t c) {
-	GC_START(MPI_Ibcast, b, n, GC_TYPE(dt), root, GC_COMM(c));
+	GC_START(MPI_Ibcast, b, n, gc_moved(dt), root, GC_COMM(c));
 }
 
 gc_start gc_ibarrier(uintptr_t c) { GC_START(MPI_Ibarrier, GC_COMM(c)); }
@@ -70,31 +109,31 @@ gc_start gc_ireduce_scatter_block(const char *s, char *r, int n, uintptr_t dt, u
 }
 
 int gc_gather(const char *s, char *r, int n, uintptr_t dt, int root, uintptr_t c, int in_place) {
-	return MPI_Gather(gc_ip(in_place, s), n, GC_TYPE(dt), r, n, GC_TYPE(dt), root, GC_COMM(c));
+	return MPI_Gather(gc_ip(in_place, s), n, gc_moved(dt), r, n, gc_moved(dt), root, GC_COMM(c));
 }
 gc_start gc_igather(const char *s, char *r, int n, uintptr_t dt, int root, uintptr_t c, int in_place) {
-	GC_START(MPI_Igather, gc_ip(in_place, s), n, GC_TYPE(dt), r, n, GC_TYPE(dt), root, GC_COMM(c));
+	GC_START(MPI_Igather, gc_ip(in_place, s), n, gc_moved(dt), r, n, gc_moved(dt), root, GC_COMM(c));
 }
 
 int gc_scatter(const char *s, char *r, int n, uintptr_t dt, int root, uintptr_t c, int in_place) {
-	return MPI_Scatter(s, n, GC_TYPE(dt), gc_ipr(in_place, r), n, GC_TYPE(dt), root, GC_COMM(c));
+	return MPI_Scatter(s, n, gc_moved(dt), gc_ipr(in_place, r), n, gc_moved(dt), root, GC_COMM(c));
 }
 gc_start gc_iscatter(const char *s, char *r, int n, uintptr_t dt, int root, uintptr_t c, int in_place) {
-	GC_START(MPI_Iscatter, s, n, GC_TYPE(dt), gc_ipr(in_place, r), n, GC_TYPE(dt), root, GC_COMM(c));
+	GC_START(MPI_Iscatter, s, n, gc_moved(dt), gc_ipr(in_place, r), n, gc_moved(dt), root, GC_COMM(c));
 }
 
 int gc_allgather(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place) {
-	return MPI_Allgather(gc_ip(in_place, s), n, GC_TYPE(dt), r, n, GC_TYPE(dt), GC_COMM(c));
+	return MPI_Allgather(gc_ip(in_place, s), n, gc_moved(dt), r, n, gc_moved(dt), GC_COMM(c));
 }
 gc_start gc_iallgather(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place) {
-	GC_START(MPI_Iallgather, gc_ip(in_place, s), n, GC_TYPE(dt), r, n, GC_TYPE(dt), GC_COMM(c));
+	GC_START(MPI_Iallgather, gc_ip(in_place, s), n, gc_moved(dt), r, n, gc_moved(dt), GC_COMM(c));
 }
 
 int gc_alltoall(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place) {
-	return MPI_Alltoall(gc_ip(in_place, s), n, GC_TYPE(dt), r, n, GC_TYPE(dt), GC_COMM(c));
+	return MPI_Alltoall(gc_ip(in_place, s), n, gc_moved(dt), r, n, gc_moved(dt), GC_COMM(c));
 }
 gc_start gc_ialltoall(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place) {
-	GC_START(MPI_Ialltoall, gc_ip(in_place, s), n, GC_TYPE(dt), r, n, GC_TYPE(dt), GC_COMM(c));
+	GC_START(MPI_Ialltoall, gc_ip(in_place, s), n, gc_moved(dt), r, n, gc_moved(dt), GC_COMM(c));
 }
 
 // MPI passes an operator no user data, so each user operator gets its own

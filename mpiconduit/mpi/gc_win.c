@@ -4,9 +4,11 @@
 
 int gc_win_allocate(MPI_Aint size, int disp_unit, MPI_Comm c, void **base, MPI_Win *w) {
 #ifdef MPICH_VERSION
-	// MPICH 4.0.2 places a rank's part of a window within one node at
-	// another offset than its peers' puts and gets reach when the sizes are
-	// not multiples of 16 bytes: the part is allocated rounded up to 16.
+	// MPICH 4.0.2 lays the parts of a window within one node end to end, and
+	// publishes each part's base rounded down to 16 bytes (see gc_win_skew):
+	// parts rounded up to 16 bytes keep every base where it is published,
+	// whatever the displacement unit (init in window.go could only redirect
+	// shifts that are multiples of it).
 	size = (size + 15) / 16 * 16;
 #endif
 	return MPI_Win_allocate(size, disp_unit, MPI_INFO_NULL, c, base, w);
@@ -34,9 +36,16 @@ int gc_comm_split_shared(MPI_Comm c, MPI_Comm *out) {
 	return MPI_Comm_split_type(c, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, out);
 }
 
-int gc_win_shape(MPI_Comm c, long long size, int disp_unit, long long *out) {
-	long long mine[2] = {size, disp_unit};
-	return MPI_Allgather(mine, 2, MPI_LONG_LONG, out, 2, MPI_LONG_LONG, c);
+long long gc_win_skew(MPI_Win w, void *base) {
+	void *published = NULL;
+	int flag = 0;
+	if (base == NULL || MPI_Win_get_attr(w, MPI_WIN_BASE, &published, &flag) != MPI_SUCCESS || !flag) return 0;
+	return (long long)((uintptr_t)base - (uintptr_t)published);
+}
+
+int gc_win_shape(MPI_Comm c, long long size, int disp_unit, long long skew, long long *out) {
+	long long mine[3] = {size, disp_unit, skew};
+	return MPI_Allgather(mine, 3, MPI_LONG_LONG, out, 3, MPI_LONG_LONG, c);
 }
 
 // group_of builds the group of the listed ranks of w's group; the caller frees it.

@@ -13,9 +13,15 @@ int gc_win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Comm c, void **base
 int gc_win_shared_query(MPI_Win w, int rank, void **base, long long *size);
 int gc_comm_split_shared(MPI_Comm c, MPI_Comm *out);
 
-// Every rank's window size and displacement unit, gathered into out as
-// n pairs {size, disp_unit}, so that target ranges can be checked locally.
-int gc_win_shape(MPI_Comm c, long long size, int disp_unit, long long *out);
+// How many bytes base (this rank's window memory) lies above the base the
+// window publishes to the others (MPI_WIN_BASE), where their one-sided
+// operations land: 0, unless the MPI moved it (window.go, init).
+long long gc_win_skew(MPI_Win w, void *base);
+
+// Every rank's window size, displacement unit and skew, gathered into out
+// as n triples {size, disp_unit, skew}, so that target ranges can be
+// checked, and displacements corrected, locally.
+int gc_win_shape(MPI_Comm c, long long size, int disp_unit, long long skew, long long *out);
 
 // Post and start over the group of the listed ranks of the window's group.
 int gc_win_post(MPI_Win w, int n, const int *ranks, int assert);

@@ -62,7 +62,7 @@ type Win struct {
 	h     C.MPI_Win
 	comm  *Comm
 	mem   []byte  // local window memory: MPI's (WinAllocate) or the caller's (WinCreate)
-	shape []int64 // {size, dispUnit} of every rank, to check target ranges locally
+	shape []int64 // {size, dispUnit, skew} of every rank (see init), to check target ranges locally
 	local runtime.Pinner
 	freed atomic.Bool
 	// cas64Crash: Open MPI 4's osc/rdma over btl/vader (one node) crashes the
@@ -214,16 +214,38 @@ func newWin(op string, c *Comm, h C.MPI_Win, mem []byte, dispUnit int) (*Win, er
 
 // init sets MPI_ERRORS_RETURN and learns every rank's window shape; on
 // failure it frees the window.
+//
+// The shape includes each rank's skew: how far its memory lies above the
+// base its window publishes (MPI_WIN_BASE), from which the others' puts,
+// gets and atomics reach it. MPI says the two are one address, but MPICH
+// 4.0.2 over UCX publishes the address UCX registered, the base rounded
+// down to 16 bytes, so that every one-sided operation on memory not
+// 16-byte aligned landed that many bytes early, silently
+// (testdata/mpich_window_base.c). The binding adds the target's skew to
+// every displacement it passes (Win.disp); 0 everywhere else. A skew that
+// the displacement unit does not divide cannot be corrected: every rank
+// then refuses the window.
 func (w *Win) init(op string, c *Comm, h C.MPI_Win, mem []byte, dispUnit int) error {
 	w.h, w.comm, w.mem = h, c, mem
 	w.pins = make(map[int]*runtime.Pinner)
 	err := mpiErr(op, C.gc_set_errors_return_win(h))
 	if err == nil {
-		shape := make([]C.longlong, 2*c.size)
-		err = mpiErr("MPI_Allgather", C.gc_win_shape(c.h, C.longlong(len(mem)), C.int(dispUnit), &shape[0]))
+		var skew C.longlong
+		if len(mem) > 0 {
+			skew = C.gc_win_skew(h, unsafe.Pointer(unsafe.SliceData(mem)))
+		}
+		shape := make([]C.longlong, 3*c.size)
+		err = mpiErr("MPI_Allgather", C.gc_win_shape(c.h, C.longlong(len(mem)), C.int(dispUnit), skew, &shape[0]))
 		w.shape = make([]int64, len(shape))
 		for i, v := range shape {
 			w.shape[i] = int64(v)
+		}
+	}
+	for r := 0; err == nil && r < c.size; r++ {
+		if skew, unit := w.shape[3*r+2], w.shape[3*r+1]; skew < 0 || skew%unit != 0 {
+			err = misuse(ErrArg, op, "MPI publishes rank %d's window base %d bytes below its memory, which displacements "+
+				"in units of %d bytes cannot correct (MPICH over UCX rounds the base down to 16 bytes): give it memory aligned to 16 bytes",
+				r, skew, unit)
 		}
 	}
 	if err == nil {
@@ -397,12 +419,21 @@ func (w *Win) checkTarget(op string, target, disp, nbytes int) error {
 	if target == ProcNull {
 		return nil
 	}
-	size, unit := int(w.shape[2*target]), int(w.shape[2*target+1])
+	size, unit := int(w.shape[3*target]), int(w.shape[3*target+1])
 	if disp > size/unit || nbytes > size-disp*unit {
 		return misuse(ErrArg, op, "%d bytes at displacement %d (unit %d) exceed rank %d's window of %d bytes",
 			nbytes, disp, unit, target, size)
 	}
 	return nil
+}
+
+// disp is the displacement MPI must be given for disp of target's window:
+// disp plus target's skew (see init), in target's units.
+func (w *Win) disp(target, disp int) C.MPI_Aint {
+	if target == ProcNull {
+		return C.MPI_Aint(disp)
+	}
+	return C.MPI_Aint(int64(disp) + w.shape[3*target+2]/w.shape[3*target+1])
 }
 
 // rma runs an origin-side operation: checks, pins the Go buffers MPI uses
@@ -463,7 +494,7 @@ func Put[T Element](w *Win, b []T, target, disp int) error {
 
 func (w *Win) put(x buf, target, disp int) error {
 	return w.rma("MPI_Put", target, disp, int(x.n)*x.dt.size, func() C.int {
-		return C.gc_put(cbuf(x.p), x.n, hType(x.dt.h), C.int(target), C.MPI_Aint(disp), w.hv())
+		return C.gc_put(cbuf(x.p), x.n, hType(x.dt.h), C.int(target), w.disp(target, disp), w.hv())
 	}, x.p)
 }
 
@@ -488,7 +519,7 @@ func Get[T Element](w *Win, b []T, target, disp int) error {
 
 func (w *Win) get(x buf, target, disp int) error {
 	return w.rma("MPI_Get", target, disp, int(x.n)*x.dt.size, func() C.int {
-		return C.gc_get(cbuf(x.p), x.n, hType(x.dt.h), C.int(target), C.MPI_Aint(disp), w.hv())
+		return C.gc_get(cbuf(x.p), x.n, hType(x.dt.h), C.int(target), w.disp(target, disp), w.hv())
 	}, x.p)
 }
 
@@ -520,7 +551,7 @@ func (w *Win) accumulate(x buf, target, disp int, o Op) error {
 		return err
 	}
 	return w.rma(op, target, disp, int(x.n)*x.dt.size, func() C.int {
-		return C.gc_accumulate(cbuf(x.p), x.n, hType(x.dt.h), C.int(target), C.MPI_Aint(disp), hOp(o.h), w.hv())
+		return C.gc_accumulate(cbuf(x.p), x.n, hType(x.dt.h), C.int(target), w.disp(target, disp), hOp(o.h), w.hv())
 	}, x.p)
 }
 
@@ -580,7 +611,7 @@ func (w *Win) getAccumulate(o, r buf, target, disp int, op Op) error {
 	}
 	return w.rma(name, target, disp, int(r.n)*r.dt.size, func() C.int {
 		return C.gc_get_accumulate(cbuf(o.p), o.n, hType(o.dt.h), cbuf(r.p), r.n, hType(r.dt.h),
-			C.int(target), C.MPI_Aint(disp), hOp(op.h), w.hv())
+			C.int(target), w.disp(target, disp), hOp(op.h), w.hv())
 	}, o.p, r.p)
 }
 
@@ -614,7 +645,7 @@ func (w *Win) fetchAndOp(o, r unsafe.Pointer, dt Datatype, target, disp int, op 
 		return err
 	}
 	return w.rma(name, target, disp, dt.size, func() C.int {
-		return C.gc_fetch_and_op(cbuf(o), cbuf(r), hType(dt.h), C.int(target), C.MPI_Aint(disp), hOp(op.h), w.hv())
+		return C.gc_fetch_and_op(cbuf(o), cbuf(r), hType(dt.h), C.int(target), w.disp(target, disp), hOp(op.h), w.hv())
 	}, o, r)
 }
 
@@ -652,7 +683,7 @@ func (w *Win) compareAndSwap(o, c, r unsafe.Pointer, dt Datatype, target, disp i
 			"8-byte compare-and-swap (Open MPI issue 7967); use a 4-byte integer type, or run across nodes")
 	}
 	return w.rma(name, target, disp, dt.size, func() C.int {
-		return C.gc_compare_and_swap(cbuf(o), cbuf(c), cbuf(r), hType(dt.h), C.int(target), C.MPI_Aint(disp), w.hv())
+		return C.gc_compare_and_swap(cbuf(o), cbuf(c), cbuf(r), hType(dt.h), C.int(target), w.disp(target, disp), w.hv())
 	}, o, r)
 }
 
