@@ -80,7 +80,7 @@ func TestMatrixMPI(t *testing.T) {
 }
 
 // TestBadInputMPI runs the bad input cases; one whose images disagree,
-// in the default mode, stalls by design (for 2 s) and leaves its conduit
+// in the default mode, stalls by design (for a second) and leaves its conduit
 // unfit to close (its failed calls' messages unmatched): it runs on a
 // conduit of its own that it does not close, and each rank judges its own
 // images.
@@ -91,11 +91,10 @@ func TestBadInputMPI(t *testing.T) {
 				continue
 			}
 			opts := coarray.Options{Operators: coarraytest.BadOperators, Checked: checked}
-			opts.Coll.StallTimeout = 30 * time.Second
 			check := func(img *coarray.Image) error { return coarraytest.RunCheck(img, c, checked) }
 			t.Run(fmt.Sprintf("%s/checked=%v", c.Name, checked), func(t *testing.T) {
 				if !checked && c.Mode == coarraytest.Disagree {
-					opts.Coll.StallTimeout = 2 * time.Second
+					opts.Coll.StallTimeout = time.Second
 					start(t, 1, opts, check)
 					return
 				}
