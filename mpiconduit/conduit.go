@@ -36,7 +36,7 @@ type Conduit struct {
 	reqs    []mpi.Handle // the pending transfers
 	pending []pending    // the same index as reqs
 	idx     []int32
-	quiet   int // polls in a row that called no MPI (see Poll)
+	quiet   int // polls in a row that found nothing and called no MPI (see Poll)
 	spare   []*runtime.Pinner
 	bounce  [numBounce][]mpi.Bounce // free C buffers by size class
 }
@@ -243,9 +243,9 @@ func (cd *Conduit) finish(p *pending) {
 	// A notification of PutNotify holds nothing.
 }
 
-// progressEvery is how many polls in a row may pass with no MPI call
-// before Poll makes one (see Poll): at a poll every 0.1 to 0.2 us a peer
-// waits a few us at most, for 3 to 5 ns a poll.
+// progressEvery is how many polls in a row may find nothing with no MPI
+// call before Poll makes one (see Poll): at a poll every 0.1 to 0.2 us a
+// peer waits a few us at most, and a wait that ends sooner pays nothing.
 const progressEvery = 16
 
 // Poll appends the tokens of completed transfers to done: those of the
@@ -261,22 +261,24 @@ const progressEvery = 16
 // go through the rings calls no MPI while it waits, so a peer that puts
 // into one of its windows (the segment's, or the application's) and then
 // waits for it in a collective stayed in MPI_Win_flush for ever: the
-// deadlock MPICH showed. A Poll with no MPI request to test (MPI_Testsome
-// of pending requests progresses) therefore makes a cheap MPI call every
-// progressEvery polls. Asking MPICH for its own progress thread
-// (MPIR_CVAR_ASYNC_PROGRESS=1) would spin a thread in MPI in every process,
-// on machines where gocoll's goroutines need the cores.
+// deadlock MPICH showed. MPI_Testsome of pending requests progresses; with
+// none, a wait makes one cheap MPI call every progressEvery polls that
+// found nothing, and on every such poll when the node has more processes
+// than processors: there each wait yields the processor between polls
+// (Idle), which costs far more than the call, and the origin spins in
+// MPI_Win_flush (MPICH does not yield) until the target has made it.
+// Asking MPICH for its own progress thread (MPIR_CVAR_ASYNC_PROGRESS=1)
+// would spin a thread in MPI in every process, on machines where gocoll's
+// goroutines need the cores.
 func (cd *Conduit) Poll(done []uint64) ([]uint64, error) {
 	if cd.closed {
 		return done, closedErr("Poll")
 	}
 	n := len(cd.reqs)
-	if n == 0 {
-		if cd.quiet++; cd.quiet >= progressEvery {
-			cd.quiet = 0
-			if err := cd.comm.Progress(); err != nil {
-				return done, err
-			}
+	if n == 0 && (cd.quiet >= progressEvery || cd.quiet > 0 && cd.shm.crowded()) {
+		cd.quiet = 0
+		if err := cd.comm.Progress(); err != nil {
+			return done, err
 		}
 	}
 	if cap(cd.idx) < n {
@@ -286,9 +288,15 @@ func (cd *Conduit) Poll(done []uint64) ([]uint64, error) {
 	if err != nil {
 		return done, err
 	}
+	found := len(done)
 	done = cd.shm.poll(done)
 	if out > 0 {
 		done = cd.completed(done, out)
+	}
+	if n > 0 || len(done) > found {
+		cd.quiet = 0 // MPI was called, or the wait may be over
+	} else {
+		cd.quiet++
 	}
 	if cd.shm != nil && cd.shm.err != nil {
 		return done, cd.shm.err

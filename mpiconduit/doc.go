@@ -12,7 +12,9 @@
 //     started and tested in one cgo call (mpi.Comm.IsendBounce); larger ones
 //     through MPI_Isend/MPI_Irecv on pinned Go memory, which Open MPI moves
 //     with a single copy within a node. One MPI_Testsome per Poll finds
-//     every completion (mpi.TestsomeHandles).
+//     every completion (mpi.TestsomeHandles); a Poll with no MPI request
+//     still lets MPI progress now and then, for peers' one-sided
+//     operations on this process's windows (MPICH needs it).
 //   - shm.go: the shared-memory path, rings in an MPI shared window
 //     (MPI_Win_allocate_shared) with loads, stores and atomics and no MPI or
 //     cgo call, as GASNet's PSHM does; GOCOLL_SHM=0 in the environment (or

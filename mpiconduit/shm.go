@@ -383,9 +383,13 @@ func (s *shm) poll(done []uint64) []uint64 {
 	return done
 }
 
+// crowded reports whether the node is oversubscribed (false without the
+// shared-memory path, which tells).
+func (s *shm) crowded() bool { return s != nil && s.oversubscribed }
+
 // idle yields the processor when the node is oversubscribed.
 func (s *shm) idle() {
-	if s != nil && s.oversubscribed {
+	if s.crowded() {
 		syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)
 	}
 }
