@@ -58,7 +58,7 @@ func runImages(perNode []int, delay time.Duration, opts coarray.Options, closing
 // and nodes of several images.
 var layouts = [][]int{{1}, {1, 1}, {1, 1, 1}, {1, 1, 1, 1}, {2, 2}, {1, 3}}
 
-func forLayouts(t *testing.T, opts coarray.Options, closing bool, fn func(img *coarray.Image) error) {
+func forLayouts(t *testing.T, opts coarray.Options, layouts [][]int, closing bool, fn func(img *coarray.Image) error) {
 	t.Helper()
 	for _, l := range layouts {
 		t.Run(fmt.Sprint(l), func(t *testing.T) {
@@ -70,7 +70,7 @@ func forLayouts(t *testing.T, opts coarray.Options, closing bool, fn func(img *c
 }
 
 func TestSmoke(t *testing.T) {
-	forLayouts(t, coarray.Options{}, true, func(img *coarray.Image) error {
+	forLayouts(t, coarray.Options{}, layouts, true, func(img *coarray.Image) error {
 		x := []float64{float64(img.ThisImage()), 1}
 		if err := coarray.CoSum(img, x); err != nil {
 			return err
