@@ -94,3 +94,50 @@ func BenchmarkConduitStream(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkConduitExchange is the floor of a small collective between two
+// processes of one node: each sends 32 bytes (an 8-byte payload behind
+// gocoll's 16-byte message header, the ring's own 8) to the other through
+// the shared-memory rings and receives the other's, polling until both
+// transfers are done. Compare with MPI_Allreduce of 8 bytes (collbench) and
+// with gocoll.ReduceAll's row: what lies above this is the engine's.
+//
+//	go test -c -o bin/mpiconduit.test ./mpiconduit
+//	mpirun --allow-run-as-root --bind-to none -np 2 bin/mpiconduit.test \
+//	  -test.run xxx -test.bench ConduitExchange -test.benchtime 1000000x
+func BenchmarkConduitExchange(b *testing.B) {
+	w := mpi.World()
+	if w.Size() != 2 {
+		b.Skip("needs exactly 2 MPI ranks")
+	}
+	cd, err := NewConduit(w)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cd.Close()
+	peer := 1 - w.Rank()
+	s, r := make([]byte, 24), make([]byte, 24)
+	var done []uint64
+	if err := w.Barrier(); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		tag := i & 0xffff
+		sent, err := cd.Isend(peer, tag, s, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		got, err := cd.Irecv(peer, tag, r, 2)
+		for n := b2i(sent) + b2i(got); err == nil && n < 2; n += len(done) {
+			done, err = cd.Poll(done[:0])
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if err := w.Barrier(); err != nil {
+		b.Fatal(err)
+	}
+}
