@@ -1,6 +1,7 @@
 package mpiconduit
 
 import (
+	"encoding/binary"
 	"fmt"
 	"runtime"
 	"slices"
@@ -15,19 +16,12 @@ import (
 // pass small transfers through rings in an MPI shared window with plain
 // loads and stores, no MPI call and no cgo call at all. Each process's part
 // of the window holds one ring per sender on its node; a ring has a single
-// producer (the sender) and a single consumer (the owner). Messages are an
-// 8-byte header word (tag, length) and the payload padded to 8 bytes, never
-// split across the end of the ring (a skip marker fills the rest).
-//
-// Every byte of a ring outside the messages in it is zero: the consumer
-// clears a message's bytes once it has read them, before it advances the
-// tail counter that tells the producer the room is free. So the producer
-// publishes a message by storing its header word (atomically, after the
-// payload), and the consumer finds the next message by loading the header
-// word where it expects it: non-zero means there is one. A small message
-// then costs the consumer one cache line brought from the producer, header
-// and payload together, where a head counter of its own would cost a
-// second, first (as Open MPI's fast boxes, or GASNet's PSHM queues).
+// producer (the sender) and a single consumer (the owner), so two counters
+// published with atomic stores are all the synchronization it needs: the
+// producer writes a message, then advances head; the consumer reads it,
+// then advances tail. Messages are an 8-byte header (tag, length) and the
+// payload padded to 8 bytes, never split across the end of the ring (a
+// skip marker fills the rest).
 //
 // Tag matching is MPI's: per sender and tag, in order. The consumer matches
 // the ring's next message against its posted receives; one it cannot match
@@ -42,7 +36,7 @@ const (
 	// Two copies through a ring beat that up to about 8 KiB here.
 	ShmMax = maxRing / 8
 
-	ringHeader = 128 // the tail counter, a cache line to itself
+	ringHeader = 128 // head and tail, a cache line apart
 	// Bytes of messages per ring: maxRing, less on crowded nodes so that a
 	// process's part stays near shmPerProcess, never under minRing.
 	maxRing       = 64 << 10
@@ -53,19 +47,6 @@ const (
 
 func msgBytes(n int) uint64 { return uint64(8 + (n+7)&^7) }
 
-// A header word holds the tag in its low half and the payload's length
-// plus one in its high half (so that no header is zero), or skipMark
-// there for a skip.
-func header(tag int, n int) uint64 { return uint64(uint32(tag)) | uint64(n+1)<<32 }
-
-var skipHeader = uint64(skipMark) << 32
-
-// word is the header word at pos of ring data b (pos a multiple of 8; the
-// ring's data starts 8-aligned).
-func word(b []byte, pos uint64) *atomic.Uint64 {
-	return (*atomic.Uint64)(unsafe.Pointer(&b[pos]))
-}
-
 // ringBytes is the data size of each ring on a node of n processes.
 func ringBytes(n int) uint64 {
 	b := uint64(maxRing)
@@ -75,16 +56,17 @@ func ringBytes(n int) uint64 {
 	return b
 }
 
-// ringTail is the shared tail counter of the ring at mem: the bytes the
-// consumer has read (and cleared) since the ring was set up.
-func ringTail(mem []byte) *atomic.Uint64 { return (*atomic.Uint64)(unsafe.Pointer(&mem[0])) }
+// ringCounters are the shared head and tail of the ring at mem.
+func ringCounters(mem []byte) (head, tail *atomic.Uint64) {
+	return (*atomic.Uint64)(unsafe.Pointer(&mem[0])), (*atomic.Uint64)(unsafe.Pointer(&mem[64]))
+}
 
 // outRing is the producer's end of a ring.
 type outRing struct {
-	tail    *atomic.Uint64
-	data    []byte // len(data) bytes of messages
-	written uint64 // bytes written since set-up
-	freeTo  uint64 // last tail seen + len(data): writing up to here is safe
+	head, tail *atomic.Uint64
+	data       []byte // len(data) bytes of messages
+	written    uint64 // == *head, kept locally
+	freeTo     uint64 // last tail seen + len(data): writing up to here is safe
 }
 
 // put writes one message, or reports false when the ring has no room.
@@ -102,45 +84,47 @@ func (r *outRing) put(tag int, b []byte) bool {
 		}
 	}
 	if skip > 0 {
-		word(r.data, pos).Store(skipHeader)
+		binary.LittleEndian.PutUint32(r.data[pos+4:], skipMark)
 		pos = 0
 	}
 	copy(r.data[pos+8:], b)
-	word(r.data, pos).Store(header(tag, len(b))) // publishes the payload
+	binary.LittleEndian.PutUint32(r.data[pos:], uint32(tag))
+	binary.LittleEndian.PutUint32(r.data[pos+4:], uint32(len(b)))
 	r.written += skip + need
+	r.head.Store(r.written)
 	return true
 }
 
 // inRing is the consumer's end of a ring.
 type inRing struct {
-	tail *atomic.Uint64
-	data []byte
-	read uint64 // == *tail, kept locally
+	head, tail *atomic.Uint64
+	data       []byte
+	read       uint64 // == *tail, kept locally
+	seen       uint64 // last head seen
 }
 
 // next returns the next message without consuming it.
 func (r *inRing) next() (tag int, payload []byte, ok bool) {
-	size := uint64(len(r.data))
 	for {
+		if r.read == r.seen {
+			if r.seen = r.head.Load(); r.read == r.seen {
+				return 0, nil, false
+			}
+		}
+		size := uint64(len(r.data))
 		pos := r.read % size
-		h := word(r.data, pos).Load()
-		switch {
-		case h == 0:
-			return 0, nil, false
-		case h == skipHeader:
-			word(r.data, pos).Store(0) // the rest of the ring is zero already
+		n := binary.LittleEndian.Uint32(r.data[pos+4:])
+		if n == skipMark {
 			r.read += size - pos
 			continue
 		}
-		n := uint64(h>>32) - 1
-		return int(uint32(h)), r.data[pos+8 : pos+8+n], true
+		tag = int(binary.LittleEndian.Uint32(r.data[pos:]))
+		return tag, r.data[pos+8 : pos+8+uint64(n)], true
 	}
 }
 
-// consume frees the message next returned, clearing its bytes first.
+// consume frees the message next returned.
 func (r *inRing) consume(n int) {
-	pos := r.read % uint64(len(r.data))
-	clear(r.data[pos : pos+msgBytes(n)])
 	r.read += msgBytes(n)
 	r.tail.Store(r.read)
 }
@@ -269,14 +253,18 @@ func newShm(c *mpi.Comm, maxNode int) (*shm, error) {
 		// Messages to l go to ring me of l's part; from l come in ring l of mine.
 		out := theirs[me*stride : (me+1)*stride]
 		in := mine[l*stride : (l+1)*stride]
-		p.out.tail = ringTail(out)
+		p.out.head, p.out.tail = ringCounters(out)
 		p.out.data, p.out.freeTo = out[ringHeader:], data
-		p.in.tail = ringTail(in)
+		p.in.head, p.in.tail = ringCounters(in)
 		p.in.data = in[ringHeader:]
 		s.peers[ranks[l]] = p
 	}
-	// Every ring must be zeroed (MPI zeroes nothing) before anyone sends.
-	clear(mine)
+	// Every ring must be initialized (MPI zeroes nothing) before anyone sends.
+	for l := 0; l < n; l++ {
+		p := s.peers[ranks[l]]
+		p.in.head.Store(0)
+		p.in.tail.Store(0)
+	}
 	if err := node.Barrier(); err != nil {
 		s.close()
 		return nil, err

@@ -12,16 +12,19 @@ import (
 // TestRingOrder runs a ring's producer and consumer on two goroutines over
 // plain memory, as two processes share it: messages of random sizes
 // (empty, small, up to the largest, so that the ring wraps with skips and
-// fills), whose payloads are made of words that look like headers, must
-// arrive in order, whole, and once each. A consumer that took stale bytes
-// for a message (a ring not cleared behind it) or a producer that wrote
-// into room not yet freed would fail it. Also run under -race.
+// fills), whose payloads are made of words that look like headers and
+// skips, must arrive in order, whole, and once each. A producer that wrote
+// into room not yet freed, or a consumer that lost its place at a skip,
+// fails it (both checked by breaking them). Also run under -race.
 func TestRingOrder(t *testing.T) {
 	const size = 4 << 10
 	mem := make([]uint64, (ringHeader+size)/8) // 8-aligned, zero
 	buf := unsafe.Slice((*byte)(unsafe.Pointer(&mem[0])), len(mem)*8)
-	out := outRing{tail: ringTail(buf), data: buf[ringHeader:], freeTo: size}
-	in := inRing{tail: ringTail(buf), data: buf[ringHeader:]}
+	var out outRing
+	var in inRing
+	out.head, out.tail = ringCounters(buf)
+	in.head, in.tail = ringCounters(buf)
+	out.data, out.freeTo, in.data = buf[ringHeader:], size, buf[ringHeader:]
 	const msgs = 20000
 	rng := rand.New(rand.NewPCG(1, 2))
 	sizes := make([]int, msgs)
@@ -40,9 +43,9 @@ func TestRingOrder(t *testing.T) {
 	payload := func(i int) []byte {
 		b := make([]byte, sizes[i])
 		for k := 0; k+8 <= len(b); k += 8 { // words a consumer must not take for headers
-			h := header(i+1+k, sizes[(i+1)%msgs])
+			h := uint64(i+1+k) | uint64(sizes[(i+1)%msgs])<<32 // a tag and a length
 			if k%16 == 8 {
-				h = skipHeader
+				h = uint64(skipMark) << 32
 			}
 			binary.LittleEndian.PutUint64(b[k:], h)
 		}
