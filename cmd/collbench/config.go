@@ -43,6 +43,7 @@ type config struct {
 	check            bool               // gocoll's checked mode (--check)
 	overlap          bool               // print the overlap table instead (--overlap, overlap.go)
 	model            bool               // --model: fit and print the LogGP model after the table (model.go)
+	predict          bool               // --predict: print loggp.Default's predictions, no measurement
 	plot             string             // --plot: the latency figure's PNG file (plot.go)
 	fromCSV          string             // --from-csv: plot this file's rows instead of measuring
 	quiet            bool               // --quiet: no status line
@@ -151,6 +152,7 @@ func parseArgs(args []string, out io.Writer) (config, error) {
 	fs.BoolVar(&cfg.check, "check", false, "run gocoll in checked mode (coll.Options.Check: every collective agrees on its arguments first),\nas GOCOLL_CHECK=1 does")
 	fs.BoolVar(&cfg.overlap, "overlap", false, "measure how much of gocoll's and native MPI's non-blocking Broadcast and ReduceAll\noverlaps computation (OSU method; gocoll with a progress goroutine and with polling)\ninstead of the latency table")
 	fs.BoolVar(&cfg.model, "model", false, "fit a LogGP model (L, o, g, G) to the PingPong and Stream rows and print, after the\ntable, gocoll's measured rows against the model's prediction for this np and the predicted\nlatency of each algorithm for P = 2 .. 4096; without --ops it measures only the rows it needs")
+	fs.BoolVar(&cfg.predict, "predict", false, "print loggp.Default (the model gocoll's defaults come from) and its predicted latency\nof each algorithm for P = 2 .. 4096, then exit: no measurement, no MPI")
 	fs.StringVar(&cfg.plot, "plot", "", "also draw the gocoll.* rows into `file`.png (latency by size, log-log, gocoll blocking and NB\nagainst native MPI) and file-ratios.png (gocoll over MPI, with the line at 1), on rank 0")
 	fs.StringVar(&cfg.fromCSV, "from-csv", "", "with --plot: draw the rows of an earlier run's --csv `file` instead of measuring (no MPI)")
 	fs.BoolVar(&cfg.quiet, "quiet", false, "no status line on stderr (it shows only when stderr is a terminal)")

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gocoll/gocoll/loggp"
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
@@ -45,6 +46,12 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
+	if cfg.predict { // no measurement, no MPI
+		m := loggp.Default
+		fmt.Fprintf(stdout, "# loggp.Default: L %.3f us, o %.3f us, g %.3f us, G %.6f us/B, Fold %.6f us/B\n", m.L, m.O, m.Gap, m.G, m.Fold)
+		printPredicted(stdout, m)
+		return 0
+	}
 	if cfg.fromCSV != "" { // no measurement, no MPI
 		if quiet {
 			return 0

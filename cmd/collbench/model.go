@@ -185,6 +185,14 @@ func printModel(w io.Writer, rows []row, np int) error {
 		slices.Sort(errs)
 		p("# median |error| %.0f%%, largest %.0f%% over %d rows\n", 100*errs[len(errs)/2], 100*errs[len(errs)-1], len(errs))
 	}
+	printPredicted(w, m)
+	return nil
+}
+
+// printPredicted writes the predicted latency of every algorithm for P = 2
+// .. 4096 by model m, marking the algorithm gocoll picks by default.
+func printPredicted(w io.Writer, m loggp.Params) {
+	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	p("\n# predicted latency (us) by P (nodes, one image each); * marks gocoll's default choice (loggp.Default)\n")
 	var hdr strings.Builder
 	fmt.Fprintf(&hdr, "# %-13s %-26s %8s", "Collective", "Algorithm", "Size(B)")
@@ -206,5 +214,4 @@ func printModel(w io.Writer, rows []row, np int) error {
 			p("\n")
 		}
 	}
-	return nil
 }

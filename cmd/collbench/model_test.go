@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -119,5 +120,32 @@ func TestFitFold(t *testing.T) {
 	}
 	if _, n := fitFold(synthRows(m), 2, m); n != 0 {
 		t.Errorf("fitFold without ReduceAll rows used %d", n)
+	}
+}
+
+// --predict prints loggp.Default's table without MPI: every algorithm at
+// every P, its figures the model's, and gocoll's choice marked.
+func TestPredictFlag(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := realMain([]string{"--predict"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	s := stdout.String()
+	m := loggp.Default
+	for _, a := range algorithms {
+		want := fmt.Sprintf("  %-13s %-26s %8d", a.coll, a.name, 1<<20)
+		for _, P := range []int{2, 4, 16, 64, 256, 1024, 4096} {
+			mark := " "
+			if a.picked(P, 1<<20) {
+				mark = "*"
+			}
+			want += fmt.Sprintf(" %9.1f%s", a.cost(m, P, 1<<20), mark)
+		}
+		if !strings.Contains(s, want+"\n") {
+			t.Errorf("--predict lacks the row\n%s\nin\n%s", want, s)
+		}
+	}
+	if !strings.Contains(s, fmt.Sprintf("o %.3f us", m.O)) {
+		t.Errorf("--predict does not print loggp.Default's parameters:\n%s", s)
 	}
 }
