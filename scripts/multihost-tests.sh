@@ -47,6 +47,11 @@ fi
 for tool in ip unshare nsenter; do
 	command -v $tool >/dev/null 2>&1 || { echo "multihost-tests.sh: $tool is missing (iproute2, util-linux)" >&2; exit 1; }
 done
+# The remote launch (the rsh agent, the MCA parameters) is Open MPI's.
+if [ "$(gocoll_mpi)" != openmpi ]; then
+	echo "multihost-tests.sh: runs on Open MPI only (GOCOLL_MPI=${GOCOLL_MPI:-})" >&2
+	exit 1
+fi
 ensure_go || exit 1
 ensure_mpi || exit 1
 
@@ -120,7 +125,7 @@ setup() {
 mh_mpirun() {
 	local limit=$1
 	shift
-	onhost 1 timeout "$limit" mpirun --allow-run-as-root --bind-to none --map-by slot \
+	onhost 1 timeout "$limit" "$(mpi_launcher)" --allow-run-as-root --bind-to none --map-by slot \
 		-np $((HOSTS * PER_HOST)) --hostfile "$STATE/hostfile" \
 		--mca plm_rsh_agent "$STATE/agent" \
 		--mca btl self,vader,tcp --mca btl_tcp_if_include "$IFACE" --mca oob_tcp_if_include "$IFACE" \
