@@ -121,7 +121,11 @@ setup() {
 }
 
 # mh_mpirun SECONDS CMD...: CMD on np = HOSTS * PER_HOST ranks, PER_HOST
-# per host, launched from host 1, ended after SECONDS.
+# per host, launched from host 1, ended after SECONDS. The hosts share this
+# machine's processors, which their ranks together may outnumber: Open MPI
+# sees PER_HOST ranks in a host's slots and would spin in its waits, so it
+# is told to yield, as it does by itself when one host is oversubscribed
+# (gocoll's conduit finds it out: mpiconduit's machineProcs).
 mh_mpirun() {
 	local limit=$1
 	shift
@@ -130,6 +134,7 @@ mh_mpirun() {
 		--mca plm_rsh_agent "$STATE/agent" \
 		--mca btl self,vader,tcp --mca btl_tcp_if_include "$IFACE" --mca oob_tcp_if_include "$IFACE" \
 		--mca osc sm,ucx -x UCX_TLS=tcp,sm,self -x UCX_NET_DEVICES="$IFACE" \
+		--mca mpi_yield_when_idle "$( [ $((HOSTS * PER_HOST)) -gt "$(nproc)" ] && echo 1 || echo 0)" \
 		-x GOCOLL_MULTIHOST_IF="$IFACE" ${GOCOLL_MH_MPIRUN_ARGS:-} \
 		"$@"
 }
