@@ -68,7 +68,7 @@ type Win struct {
 	// cas64Crash: Open MPI 4's osc/rdma over btl/vader (one node) crashes the
 	// process on 8-byte MPI_Compare_and_swap, in its emulated atomics.
 	cas64Crash bool
-	osc        string // Open MPI's one-sided component serving the window: "rdma", or "" (osc/sm names none)
+	osc        string // Open MPI's one-sided component serving the window: "rdma", "ucx", or "" (osc/sm names none)
 	shared     bool   // from WinAllocateShared
 
 	// epoch is held shared while an operation pins its buffers and starts,
@@ -644,9 +644,28 @@ func (w *Win) fetchAndOp(o, r unsafe.Pointer, dt Datatype, target, disp int, op 
 	if err := checkOp(name, op); err != nil {
 		return err
 	}
-	return w.rma(name, target, disp, dt.size, func() C.int {
+	call := func() C.int {
 		return C.gc_fetch_and_op(cbuf(o), cbuf(r), hType(dt.h), C.int(target), w.disp(target, disp), hOp(op.h), w.hv())
-	}, o, r)
+	}
+	if w.ucxAtomicsWrong(dt) {
+		// One element of MPI_Get_accumulate is the same operation, atomic too.
+		call = func() C.int {
+			return C.gc_get_accumulate(cbuf(o), 1, hType(dt.h), cbuf(r), 1, hType(dt.h),
+				C.int(target), w.disp(target, disp), hOp(op.h), w.hv())
+		}
+	}
+	return w.rma(name, target, disp, dt.size, call, o, r)
+}
+
+// ucxAtomicsWrong reports whether MPI_Fetch_and_op on dt goes wrong on this
+// window. Open MPI 4.1's osc/ucx turns it (with MPI_SUM, MPI_REPLACE or
+// MPI_NO_OP) into a UCX atomic of the element's size whatever the type: a
+// float64 sum adds the bit patterns as integers, and UCX refuses 1-byte
+// elements ("invalid atomic operation datatype") while the call succeeds
+// with the result unwritten. Its MPI_Get_accumulate is right for every type
+// (TestWinGetAccumulate, TestWinFetchAndOp in scripts/multihost-tests.sh).
+func (w *Win) ucxAtomicsWrong(dt Datatype) bool {
+	return w.osc == "ucx" && !(dt.kind == kindInt && (dt.size == 4 || dt.size == 8))
 }
 
 // CompareAndSwap fetches the byte of target's window at disp into *result
