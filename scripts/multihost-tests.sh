@@ -58,10 +58,14 @@ ensure_mpi || exit 1
 hostname_of() { echo "gocoll-h$1"; }
 
 # onhost I CMD...: runs CMD on host I (in its network and UTS namespaces).
+# `ip netns exec` mounts the host's own /sys, where UCX looks for network
+# devices: under nsenter alone UCX saw only the machine's lo ("network
+# device 'mh0' is not available"), so it could reach the other hosts' windows
+# only through shared memory, not over TCP.
 onhost() {
 	local i=$1
 	shift
-	nsenter --net="/run/netns/$TAG-h$i" --uts="$STATE/uts-h$i" -- "$@"
+	ip netns exec "$TAG-h$i" nsenter --uts="$STATE/uts-h$i" -- "$@"
 }
 
 cleanup() {
@@ -115,7 +119,7 @@ setup() {
 		*) echo "agent: unknown host \$1" >&2; exit 255 ;;
 		esac
 		shift
-		exec nsenter --net=/run/netns/$TAG-h\$i --uts=$STATE/uts-h\$i -- /bin/sh -c "\$*"
+		exec ip netns exec $TAG-h\$i nsenter --uts=$STATE/uts-h\$i -- /bin/sh -c "\$*"
 	EOF
 	chmod +x "$STATE/agent"
 }
