@@ -263,7 +263,7 @@ const progressEvery = 16
 // waits for it in a collective stayed in MPI_Win_flush for ever: the
 // deadlock MPICH showed. MPI_Testsome of pending requests progresses; with
 // none, a wait makes one cheap MPI call every progressEvery polls that
-// found nothing, and on every such poll when the node has more processes
+// found nothing, and on every such poll when the machine has more processes
 // than processors: there each wait yields the processor between polls
 // (Idle), which costs far more than the call, and the origin spins in
 // MPI_Win_flush (MPICH does not yield) until the target has made it.
@@ -327,7 +327,7 @@ func (cd *Conduit) completed(done []uint64, out int) []uint64 {
 }
 
 // Idle is called by gocoll's waits between polls that found nothing (it
-// implements coll.Idler): when the node has more processes than processors
+// implements coll.Idler): when the machine has more processes than processors
 // it yields the processor (sched_yield), as Open MPI does inside its own
 // calls then, so that spinning waiters do not starve the process they wait
 // for. Waits through MPI already yield inside MPI.

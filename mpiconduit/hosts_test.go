@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,7 +30,9 @@ const multihostIfEnv = "GOCOLL_MULTIHOST_IF"
 // host's counters (/proc/self/net/dev is the process's network namespace):
 // transfers within a host, small (the rings) and large (MPI's shared
 // memory), add less than one transfer's bytes to any interface, and
-// transfers between hosts add at least theirs to that interface (TCP).
+// transfers between hosts add at least theirs to that interface (TCP); and
+// the conduit sees the machine oversubscribed when the ranks of all hosts
+// together outnumber its processors.
 func TestConduitHosts(t *testing.T) {
 	w := mpi.World()
 	hosts := allHostnames(t, w)
@@ -57,6 +60,9 @@ func TestConduitHosts(t *testing.T) {
 		t.Logf("%s unset: traffic counters not checked", multihostIfEnv)
 		return
 	}
+	// The script's hosts share this machine's processors: the conduit
+	// counts every rank, not its host's, when it decides to yield in waits.
+	assert.Equal(t, w.Size() > runtime.NumCPU(), cd.shm.crowded(), "%d ranks on %d processors (%d on host %s): crowded", w.Size(), runtime.NumCPU(), len(local)+1, hosts[me])
 	// The host's first rank reads its counters, around transfers that every
 	// rank makes between barriers.
 	first := me == slices.Index(hosts, hosts[me])

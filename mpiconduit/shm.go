@@ -1,8 +1,11 @@
 package mpiconduit
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/fnv"
+	"os"
 	"runtime"
 	"slices"
 	"sync/atomic"
@@ -196,7 +199,8 @@ type shm struct {
 	max   int        // largest transfer through the rings
 	ids   uint64     // last receive id
 	err   error      // a message that did not fit its receive, reported by Poll
-	// oversubscribed: more processes on the node than processors. Waits
+	// oversubscribed: more processes on the machine than processors (see
+	// machineProcs), which a node of few processes may be too. Waits
 	// then yield the processor between polls (see Conduit.Idle); spinning
 	// would keep the process that holds the awaited data off it.
 	oversubscribed bool
@@ -212,7 +216,12 @@ func newShm(c *mpi.Comm, maxNode int) (*shm, error) {
 	if err != nil {
 		return nil, err
 	}
-	crowded := node.Size() > runtime.NumCPU() // the whole node's processes share its processors
+	procs, err := machineProcs(c, node)
+	if err != nil {
+		node.Free()
+		return nil, err
+	}
+	crowded := procs > runtime.NumCPU() // the whole machine's processes share its processors
 	if maxNode > 0 && node.Size() > maxNode {
 		group, err := node.Split(node.Rank()/maxNode, node.Rank())
 		node.Free()
@@ -383,11 +392,43 @@ func (s *shm) poll(done []uint64) []uint64 {
 	return done
 }
 
-// crowded reports whether the node is oversubscribed (false without the
+// bootID is where Linux gives the id of this boot of the kernel: one per
+// machine, the same in every namespace and container on it.
+const bootID = "/proc/sys/kernel/random/boot_id"
+
+// machineProcs is the number of processes of c on this machine, those that
+// run on this kernel (see bootID), at least node's. They share its
+// processors whatever nodes MPI groups them into: hosts simulated in
+// namespaces or containers on one machine are nodes of their own, and
+// their processes spin against each other. Collective over c. Without a
+// boot id (not Linux) it is the node's size.
+func machineProcs(c, node *mpi.Comm) (int, error) {
+	me := []uint64{0} // 0: unknown
+	if b, err := os.ReadFile(bootID); err == nil {
+		h := fnv.New64a()
+		h.Write(bytes.TrimSpace(b))
+		me[0] = h.Sum64() | 1
+	}
+	all := make([]uint64, c.Size())
+	if err := mpi.Allgather(c, me, all); err != nil {
+		return 0, err
+	}
+	n := 0
+	if me[0] != 0 {
+		for _, id := range all {
+			if id == me[0] {
+				n++
+			}
+		}
+	}
+	return max(n, node.Size()), nil
+}
+
+// crowded reports whether the machine is oversubscribed (false without the
 // shared-memory path, which tells).
 func (s *shm) crowded() bool { return s != nil && s.oversubscribed }
 
-// idle yields the processor when the node is oversubscribed.
+// idle yields the processor when the machine is oversubscribed.
 func (s *shm) idle() {
 	if s.crowded() {
 		syscall.Syscall(syscall.SYS_SCHED_YIELD, 0, 0, 0)

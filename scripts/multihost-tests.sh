@@ -47,16 +47,25 @@ fi
 for tool in ip unshare nsenter; do
 	command -v $tool >/dev/null 2>&1 || { echo "multihost-tests.sh: $tool is missing (iproute2, util-linux)" >&2; exit 1; }
 done
+# The remote launch (the rsh agent, the MCA parameters) is Open MPI's.
+if [ "$(gocoll_mpi)" != openmpi ]; then
+	echo "multihost-tests.sh: runs on Open MPI only (GOCOLL_MPI=${GOCOLL_MPI:-})" >&2
+	exit 1
+fi
 ensure_go || exit 1
 ensure_mpi || exit 1
 
 hostname_of() { echo "gocoll-h$1"; }
 
 # onhost I CMD...: runs CMD on host I (in its network and UTS namespaces).
+# `ip netns exec` mounts the host's own /sys, where UCX looks for network
+# devices: under nsenter alone UCX saw only the machine's lo ("network
+# device 'mh0' is not available"), so it could reach the other hosts' windows
+# only through shared memory, not over TCP.
 onhost() {
 	local i=$1
 	shift
-	nsenter --net="/run/netns/$TAG-h$i" --uts="$STATE/uts-h$i" -- "$@"
+	ip netns exec "$TAG-h$i" nsenter --uts="$STATE/uts-h$i" -- "$@"
 }
 
 cleanup() {
@@ -110,21 +119,26 @@ setup() {
 		*) echo "agent: unknown host \$1" >&2; exit 255 ;;
 		esac
 		shift
-		exec nsenter --net=/run/netns/$TAG-h\$i --uts=$STATE/uts-h\$i -- /bin/sh -c "\$*"
+		exec ip netns exec $TAG-h\$i nsenter --uts=$STATE/uts-h\$i -- /bin/sh -c "\$*"
 	EOF
 	chmod +x "$STATE/agent"
 }
 
 # mh_mpirun SECONDS CMD...: CMD on np = HOSTS * PER_HOST ranks, PER_HOST
-# per host, launched from host 1, ended after SECONDS.
+# per host, launched from host 1, ended after SECONDS. The hosts share this
+# machine's processors, which their ranks together may outnumber: Open MPI
+# sees PER_HOST ranks in a host's slots and would spin in its waits, so it
+# is told to yield, as it does by itself when one host is oversubscribed
+# (gocoll's conduit finds it out: mpiconduit's machineProcs).
 mh_mpirun() {
 	local limit=$1
 	shift
-	onhost 1 timeout "$limit" mpirun --allow-run-as-root --bind-to none --map-by slot \
+	onhost 1 timeout "$limit" "$(mpi_launcher)" --allow-run-as-root --bind-to none --map-by slot \
 		-np $((HOSTS * PER_HOST)) --hostfile "$STATE/hostfile" \
 		--mca plm_rsh_agent "$STATE/agent" \
 		--mca btl self,vader,tcp --mca btl_tcp_if_include "$IFACE" --mca oob_tcp_if_include "$IFACE" \
 		--mca osc sm,ucx -x UCX_TLS=tcp,sm,self -x UCX_NET_DEVICES="$IFACE" \
+		--mca mpi_yield_when_idle "$( [ $((HOSTS * PER_HOST)) -gt "$(nproc)" ] && echo 1 || echo 0)" \
 		-x GOCOLL_MULTIHOST_IF="$IFACE" ${GOCOLL_MH_MPIRUN_ARGS:-} \
 		"$@"
 }

@@ -68,7 +68,7 @@ type Win struct {
 	// cas64Crash: Open MPI 4's osc/rdma over btl/vader (one node) crashes the
 	// process on 8-byte MPI_Compare_and_swap, in its emulated atomics.
 	cas64Crash bool
-	osc        string // Open MPI's one-sided component serving the window: "rdma", or "" (osc/sm names none)
+	osc        string // Open MPI's one-sided component serving the window: "rdma", "ucx", or "" (osc/sm names none)
 	shared     bool   // from WinAllocateShared
 
 	// epoch is held shared while an operation pins its buffers and starts,
@@ -644,14 +644,34 @@ func (w *Win) fetchAndOp(o, r unsafe.Pointer, dt Datatype, target, disp int, op 
 	if err := checkOp(name, op); err != nil {
 		return err
 	}
-	return w.rma(name, target, disp, dt.size, func() C.int {
+	call := func() C.int {
 		return C.gc_fetch_and_op(cbuf(o), cbuf(r), hType(dt.h), C.int(target), w.disp(target, disp), hOp(op.h), w.hv())
-	}, o, r)
+	}
+	if w.ucxAtomicsWrong(dt) {
+		// One element of MPI_Get_accumulate is the same operation, atomic too.
+		call = func() C.int {
+			return C.gc_get_accumulate(cbuf(o), 1, hType(dt.h), cbuf(r), 1, hType(dt.h),
+				C.int(target), w.disp(target, disp), hOp(op.h), w.hv())
+		}
+	}
+	return w.rma(name, target, disp, dt.size, call, o, r)
+}
+
+// ucxAtomicsWrong reports whether MPI_Fetch_and_op on dt goes wrong on this
+// window. Open MPI 4.1's osc/ucx turns it (with MPI_SUM, MPI_REPLACE or
+// MPI_NO_OP) into a UCX atomic of the element's size whatever the type: a
+// float64 sum adds the bit patterns as integers, and UCX refuses 1-byte
+// elements ("invalid atomic operation datatype") while the call succeeds
+// with the result unwritten. Its MPI_Get_accumulate is right for every type
+// (TestWinGetAccumulate, TestWinFetchAndOp in scripts/multihost-tests.sh).
+func (w *Win) ucxAtomicsWrong(dt Datatype) bool {
+	return w.osc == "ucx" && !(dt.kind == kindInt && (dt.size == 4 || dt.size == 8))
 }
 
 // CompareAndSwap fetches the byte of target's window at disp into *result
 // and, if it equals compare, replaces it with origin, atomically
-// (MPI_Compare_and_swap).
+// (MPI_Compare_and_swap). On osc/ucx windows it returns ErrDatatype (see
+// the typed CompareAndSwap).
 func (w *Win) CompareAndSwap(origin, compare byte, result *byte, target, disp int) error {
 	if result == nil {
 		return misuse(ErrNilBuffer, "MPI_Compare_and_swap", "a result is required")
@@ -664,7 +684,9 @@ func (w *Win) CompareAndSwap(origin, compare byte, result *byte, target, disp in
 // and, if it equals compare, replaces it with origin, atomically
 // (MPI_Compare_and_swap). MPI accepts integer types only. *result holds the
 // old value once the operation completes. 8-byte types return ErrDatatype on
-// windows where Open MPI 4 would crash on them (osc/rdma within one node).
+// windows where Open MPI 4 would crash on them (osc/rdma within one node),
+// and types of other sizes than 4 and 8 bytes where it would leave the result
+// unwritten (osc/ucx).
 func CompareAndSwap[T Element](w *Win, origin, compare T, result *T, target, disp int) error {
 	if result == nil {
 		return misuse(ErrNilBuffer, "MPI_Compare_and_swap", "a result is required")
@@ -681,6 +703,13 @@ func (w *Win) compareAndSwap(o, c, r unsafe.Pointer, dt Datatype, target, disp i
 	if dt.size == 8 && w.cas64Crash {
 		return misuse(ErrDatatype, name, "Open MPI 4's osc/rdma over btl/vader crashes the process on "+
 			"8-byte compare-and-swap (Open MPI issue 7967); use a 4-byte integer type, or run across nodes")
+	}
+	if w.osc == "ucx" && dt.size != 4 && dt.size != 8 {
+		// As for MPI_Fetch_and_op (see ucxAtomicsWrong), without another call
+		// that does the same.
+		return misuse(ErrDatatype, name, "Open MPI 4.1's osc/ucx passes compare-and-swap to UCX atomics, "+
+			"which take 4- or 8-byte elements only (%d-byte elements fail with the result unwritten): "+
+			"use a 4- or 8-byte integer type", dt.size)
 	}
 	return w.rma(name, target, disp, dt.size, func() C.int {
 		return C.gc_compare_and_swap(cbuf(o), cbuf(c), cbuf(r), hType(dt.h), C.int(target), w.disp(target, disp), w.hv())
