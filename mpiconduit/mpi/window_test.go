@@ -724,30 +724,67 @@ func TestWinCompareAndSwap(t *testing.T) {
 	lockedStore(t, win, func() { copy(MemOf[int32](win), []int32{-1, 0}) })
 	require.NoError(t, win.LockAll(0))
 	var holders []int32
-	for round := 0; round < rounds; round++ {
-		for tries := 0; ; tries++ {
-			var old int32
-			require.NoError(t, CompareAndSwap(win, int32(me), -1, &old, tg, 0))
-			require.NoError(t, win.Flush(tg))
-			if old == -1 {
+	// The rounds end in an error rather than a failed assertion, so that a
+	// rank whose lock went wrong still reaches the collective calls below:
+	// otherwise it leaves and the others wait in them for ever.
+	spin := func() error {
+		for round := 0; round < rounds; round++ {
+			for tries := 0; ; tries++ {
+				var old int32
+				if err := CompareAndSwap(win, int32(me), -1, &old, tg, 0); err != nil {
+					return err
+				}
+				if err := win.Flush(tg); err != nil {
+					return err
+				}
+				switch {
+				case old == -1:
+				case old == int32(me):
+					return fmt.Errorf("round %d: the lock already read my rank (%d) before I took it", round, old)
+				case tries >= 10_000_000:
+					return fmt.Errorf("round %d: spin lock never acquired (held by rank %d)", round, old)
+				default:
+					continue
+				}
 				break
 			}
-			require.NotEqual(t, int32(me), old, "nobody else holds my lock")
-			require.Less(t, tries, 10_000_000, "spin lock never acquired")
+			v := make([]int32, 1)
+			if err := Get(win, v, tg, 1); err != nil {
+				return err
+			}
+			if err := win.Flush(tg); err != nil {
+				return err
+			}
+			holders = append(holders, v[0])
+			v[0]++
+			if err := Put(win, v, tg, 1); err != nil {
+				return err
+			}
+			if err := win.Flush(tg); err != nil {
+				return err
+			}
+			var old int32
+			if err := CompareAndSwap(win, -1, int32(me), &old, tg, 0); err != nil {
+				return err
+			}
+			if err := win.Flush(tg); err != nil {
+				return err
+			}
+			if old != int32(me) {
+				return fmt.Errorf("round %d: the lock was rank %d's when I released it", round, old)
+			}
 		}
-		v := make([]int32, 1)
-		require.NoError(t, Get(win, v, tg, 1))
-		require.NoError(t, win.Flush(tg))
-		holders = append(holders, v[0])
-		v[0]++
-		require.NoError(t, Put(win, v, tg, 1))
-		require.NoError(t, win.Flush(tg))
-		var old int32
-		require.NoError(t, CompareAndSwap(win, -1, int32(me), &old, tg, 0))
-		require.NoError(t, win.Flush(tg))
-		require.Equal(t, int32(me), old, "the lock was mine until I released it")
+		return nil
 	}
+	spinErr := spin()
 	require.NoError(t, win.UnlockAll())
+	failed := []int32{0}
+	if spinErr != nil {
+		failed[0] = 1
+	}
+	require.NoError(t, Allreduce(w, failed, failed, OpMax))
+	require.NoError(t, spinErr)
+	require.Zero(t, failed[0], "another rank's spin lock failed (its log says how)")
 	require.NoError(t, w.Barrier())
 	final := make([]int32, 2)
 	require.NoError(t, win.Lock(LockShared, tg, 0))
