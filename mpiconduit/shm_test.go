@@ -3,6 +3,7 @@ package mpiconduit
 import (
 	"encoding/binary"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 
@@ -54,10 +55,15 @@ func TestRingOrder(t *testing.T) {
 		}
 		return b
 	}
+	var stop atomic.Bool // a failed check ends the producer too
+	defer stop.Store(true)
 	go func() {
 		for i := range msgs {
 			b := payload(i)
 			for !out.put(i, b) {
+				if stop.Load() {
+					return
+				}
 			}
 		}
 	}()
