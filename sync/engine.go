@@ -118,7 +118,8 @@ type Engine struct {
 	// the node's goroutines to arrive: while there are others, waits yield
 	// the processor on every poll (see spinner)
 	waiters, arriving atomic.Int32
-	shared            bool // several goroutines use the engine (Shared)
+	lockBusy          atomic.Uint32 // tries that found the lock taken (Handle.try)
+	shared            bool          // several goroutines use the engine (Shared)
 	// for the progress agent (agent.go)
 	unfinished atomic.Int32  // live operations not finished (changed under mu)
 	wake       chan struct{} // a first unfinished operation started
@@ -344,6 +345,10 @@ func (p *Pending) Reuse() {
 func (e *Engine) PendingHandle(p *Pending, gen uint32, part int) Handle {
 	return Handle{ref: unsafe.Pointer(p), gen: gen, part: uint32(part) | pendingPart}
 }
+
+// busyQueue: one in busyQueue tries that find the engine's lock taken
+// queues for it (Handle.try).
+const busyQueue = 16
 
 // What became of a pending handle (resolve).
 const (
@@ -627,11 +632,15 @@ func (h Handle) try() (bool, error) {
 	e := (*Engine)(h.ref)
 	// Another goroutine in the engine (another image of the node) is making
 	// progress for everyone: report "not yet" rather than queue for the
-	// lock. A waiter that queued could be passed over again and again by
-	// one that spins. The progress agent, though, holds the lock for one
-	// poll at a time, and a Try after Done closed must succeed: queue.
+	// lock, mostly. But goroutines that take the lock in a loop (TryAll,
+	// TrySome, Poll) can keep it busy at every try, and the operation they
+	// wait for may need this goroutine's next call: so every busyQueue-th
+	// busy try on the engine queues, and a queued Lock is handed the lock
+	// within a millisecond (sync.Mutex's starvation mode). The progress
+	// agent holds the lock for one poll at a time, and a Try after Done
+	// closed must succeed: with an agent, always queue.
 	if !e.mu.TryLock() {
-		if !e.hasAgent.Load() {
+		if !e.hasAgent.Load() && e.lockBusy.Add(1)%busyQueue != 0 {
 			return false, nil
 		}
 		e.mu.Lock()

@@ -3,6 +3,8 @@ package sync
 import (
 	"context"
 	"errors"
+	"runtime"
+	stdsync "sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -358,4 +360,67 @@ func TestStalePendingHandle(t *testing.T) {
 	}
 	stop.Store(true)
 	<-done
+}
+
+// TestTryNotStarvedOfTheLock: a goroutine that syncs with Try or Wait while
+// others take the engine's lock in a loop (images spinning in TryAll, each
+// pass polling under the lock) must get the lock and sync. Tries that only
+// ever use TryLock lost it to such loops at every attempt: the model test at
+// np 8 with three images per process spun for minutes.
+func TestTryNotStarvedOfTheLock(t *testing.T) {
+	for _, how := range []string{"Try", "Wait"} {
+		t.Run(how, func(t *testing.T) {
+			cd := &fakeConduit{}
+			e := NewEngine(cd.poll, nil)
+			e.Shared()
+			p := &Pending{}
+			p.Attach(e)
+			h0 := e.PendingHandle(p, 0, 0)
+			op := &fakeOp{} // syncable at once: part 1 syncs as it starts it
+			h1, tk, err := e.StartShared(op, 2, 1)
+			require.NoError(t, err)
+			require.False(t, h1.Valid())
+			p.Start(tk)
+
+			// One processor for the three: the syncing goroutine then runs
+			// only when it preempts another, mostly inside its critical
+			// section, as happens to images when processes outnumber cores.
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			// Two other images: lock, poll for a while, unlock, again.
+			var stop atomic.Bool
+			var hogs, running stdsync.WaitGroup
+			for range 2 {
+				running.Add(1)
+				hogs.Go(func() {
+					for n := 0; !stop.Load(); n++ {
+						e.mu.Lock()
+						if n == 0 {
+							running.Done()
+						}
+						for t0 := time.Now(); time.Since(t0) < 20*time.Microsecond; {
+						}
+						e.mu.Unlock()
+					}
+				})
+			}
+			running.Wait()
+			defer func() { stop.Store(true); hogs.Wait() }()
+
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			if how == "Wait" {
+				require.NoError(t, h0.Wait(ctx), "the wait never got the engine's lock")
+			} else {
+				for {
+					ok, err := h0.Try()
+					require.NoError(t, err)
+					if ok {
+						break
+					}
+					require.NoError(t, ctx.Err(), "the tries never got the engine's lock")
+				}
+			}
+			require.Equal(t, 0, e.Live())
+		})
+	}
 }

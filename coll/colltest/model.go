@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/images"
@@ -695,16 +696,8 @@ func (m *modelImage) syncOne(i, how int) error {
 		if err := p.h.Wait(context.Background()); err != nil {
 			return fmt.Errorf("%v: wait: %w", p.op, err)
 		}
-	} else {
-		for {
-			ok, err := p.h.Try()
-			if err != nil {
-				return fmt.Errorf("%v: try: %w", p.op, err)
-			}
-			if ok {
-				break
-			}
-		}
+	} else if err := tryLoop(p.h.Try, func() error { return p.h.Wait(context.Background()) }); err != nil {
+		return fmt.Errorf("%v: try: %w", p.op, err)
 	}
 	if p.h.Valid() {
 		// Try may say "not yet" while another image holds the engine;
@@ -747,15 +740,13 @@ func (m *modelImage) syncSome(all bool) error {
 			case 2:
 				err = gsync.WaitAll(context.Background(), hs)
 			case 3:
-				for ok := false; !ok && err == nil; {
-					ok, err = gsync.TryAll(hs)
-				}
+				err = tryLoop(func() (bool, error) { return gsync.TryAll(hs) },
+					func() error { return gsync.WaitAll(context.Background(), hs) })
 			case 4:
 				err = gsync.WaitSome(context.Background(), hs)
 			case 5:
-				for ok := false; !ok && err == nil; {
-					ok, err = gsync.TrySome(hs)
-				}
+				err = tryLoop(func() (bool, error) { return gsync.TrySome(hs) },
+					func() error { return gsync.WaitSome(context.Background(), hs) })
 			}
 			if err != nil {
 				return fmt.Errorf("sync of %d handles: %w", len(hs), err)
@@ -790,6 +781,32 @@ func (m *modelImage) syncSome(all bool) error {
 		}
 	}
 	return nil
+}
+
+// tryGiveUp is how long a Try loop of the model spins before it gives up.
+// An operation of the model takes milliseconds; a loop of tries that never
+// succeeds is a livelock of its own (tries starved of the engine's lock by
+// other images' loops once made the model at np 8 spin until the test's
+// timeout), or a stall, which only a wait can name (GOCOLL_STALL).
+const tryGiveUp = 30 * time.Second
+
+// tryLoop calls try until it says done or fails. After tryGiveUp it fails,
+// saying whether wait, the waiting form, then completes (tries alone do
+// not progress) or what it fails with.
+func tryLoop(try func() (bool, error), wait func() error) error {
+	start := time.Now()
+	for n := 1; ; n++ {
+		ok, err := try()
+		if ok || err != nil {
+			return err
+		}
+		if n%1024 == 0 && time.Since(start) > tryGiveUp {
+			if err := wait(); err != nil {
+				return fmt.Errorf("tries did not complete in %v, and then a wait failed: %w", tryGiveUp, err)
+			}
+			return fmt.Errorf("tries did not complete in %v, a wait then did: tries alone make no progress", tryGiveUp)
+		}
+	}
 }
 
 // syncAll syncs every outstanding handle (the epoch's end).
