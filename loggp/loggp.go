@@ -20,6 +20,7 @@ package loggp
 
 import (
 	"errors"
+	"fmt"
 	"math/bits"
 	"slices"
 )
@@ -44,6 +45,11 @@ var Default = Params{L: 0, O: 0.104, Gap: 0.104, G: 0.000075, Fold: 0.000037}
 
 // IsZero reports whether p is the zero Params (unset: Default applies).
 func (p Params) IsZero() bool { return p == Params{} }
+
+// String gives the parameters in microseconds, as collbench prints them.
+func (p Params) String() string {
+	return fmt.Sprintf("L %.3f us, o %.3f us, g %.3f us, G %.6f us/B, Fold %.6f us/B", p.L, p.O, p.Gap, p.G, p.Fold)
+}
 
 // Deliver is the time from a send's start to its receive's end, k bytes.
 func (p Params) Deliver(k float64) float64 { return 2*p.O + k*p.G + p.L }

@@ -47,9 +47,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	}
 
 	if cfg.predict { // no measurement, no MPI
-		m := loggp.Default
-		fmt.Fprintf(stdout, "# loggp.Default: L %.3f us, o %.3f us, g %.3f us, G %.6f us/B, Fold %.6f us/B\n", m.L, m.O, m.Gap, m.G, m.Fold)
-		printPredicted(stdout, m)
+		fmt.Fprintf(stdout, "# loggp.Default: %v\n", loggp.Default)
+		printPredicted(stdout, loggp.Default)
 		return 0
 	}
 	if cfg.fromCSV != "" { // no measurement, no MPI

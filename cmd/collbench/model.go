@@ -163,8 +163,7 @@ func printModel(w io.Writer, rows []row, np int) error {
 	}
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
 	p("\n# LogGP model, fitted to this run's native PingPong and Stream rows (C side)\n")
-	p("# L %.3f us, o %.3f us, g %.3f us, G %.6f us/B (%.2f GB/s), A = L/max(o,g) = %.2f; Fold %.6f us/B (%s)\n",
-		m.L, m.O, m.Gap, m.G, 1e-3/max(m.G, 1e-12), m.L/max(m.O, m.Gap), m.Fold, foldFrom)
+	p("# %v\n# (%.2f GB/s, A = L/max(o,g) = %.2f; Fold %s)\n", m, 1e-3/max(m.G, 1e-12), m.L/max(m.O, m.Gap), foldFrom)
 	p("# (coll.Options{Model: loggp.Params{L: %.3f, O: %.3f, Gap: %.3f, G: %.6f, Fold: %.6f}} makes gocoll choose by this fit)\n",
 		m.L, m.O, m.Gap, m.G, m.Fold)
 	p("\n# measured (gocoll row, Go avg) against predicted, np %d\n", np)

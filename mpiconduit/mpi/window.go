@@ -61,8 +61,8 @@ const allTargets = -1
 type Win struct {
 	h     C.MPI_Win
 	comm  *Comm
-	mem   []byte  // local window memory: MPI's (WinAllocate) or the caller's (WinCreate)
-	shape []int64 // {size, dispUnit, skew} of every rank (see init), to check target ranges locally
+	mem   []byte     // local window memory: MPI's (WinAllocate) or the caller's (WinCreate)
+	shape []winShape // every rank's (see init), to check target ranges locally
 	local runtime.Pinner
 	freed atomic.Bool
 	// cas64Crash: Open MPI 4's osc/rdma over btl/vader (one node) crashes the
@@ -236,16 +236,16 @@ func (w *Win) init(op string, c *Comm, h C.MPI_Win, mem []byte, dispUnit int) er
 		}
 		shape := make([]C.longlong, 3*c.size)
 		err = mpiErr("MPI_Allgather", C.gc_win_shape(c.h, C.longlong(len(mem)), C.int(dispUnit), skew, &shape[0]))
-		w.shape = make([]int64, len(shape))
-		for i, v := range shape {
-			w.shape[i] = int64(v)
+		w.shape = make([]winShape, c.size)
+		for r := range w.shape {
+			w.shape[r] = winShape{size: int64(shape[3*r]), unit: int64(shape[3*r+1]), skew: int64(shape[3*r+2])}
 		}
 	}
 	for r := 0; err == nil && r < c.size; r++ {
-		if skew, unit := w.shape[3*r+2], w.shape[3*r+1]; skew < 0 || skew%unit != 0 {
+		if sh := w.shape[r]; sh.skew < 0 || sh.skew%sh.unit != 0 {
 			err = misuse(ErrArg, op, "MPI publishes rank %d's window base %d bytes below its memory, which displacements "+
 				"in units of %d bytes cannot correct (MPICH over UCX rounds the base down to 16 bytes): give it memory aligned to 16 bytes",
-				r, skew, unit)
+				r, sh.skew, sh.unit)
 		}
 	}
 	if err == nil {
@@ -419,7 +419,7 @@ func (w *Win) checkTarget(op string, target, disp, nbytes int) error {
 	if target == ProcNull {
 		return nil
 	}
-	size, unit := int(w.shape[3*target]), int(w.shape[3*target+1])
+	size, unit := int(w.shape[target].size), int(w.shape[target].unit)
 	if disp > size/unit || nbytes > size-disp*unit {
 		return misuse(ErrArg, op, "%d bytes at displacement %d (unit %d) exceed rank %d's window of %d bytes",
 			nbytes, disp, unit, target, size)
@@ -433,8 +433,13 @@ func (w *Win) disp(target, disp int) C.MPI_Aint {
 	if target == ProcNull {
 		return C.MPI_Aint(disp)
 	}
-	return C.MPI_Aint(int64(disp) + w.shape[3*target+2]/w.shape[3*target+1])
+	sh := w.shape[target]
+	return C.MPI_Aint(int64(disp) + sh.skew/sh.unit)
 }
+
+// winShape is one rank's window as every rank learns it at creation: its
+// size in bytes, its displacement unit, and its skew (see init).
+type winShape struct{ size, unit, skew int64 }
 
 // rma runs an origin-side operation: checks, pins the Go buffers MPI uses
 // until completion, and calls MPI.
