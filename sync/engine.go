@@ -612,7 +612,9 @@ func (e *Engine) trySync(h Handle) (bool, error) {
 // Try makes progress and reports whether the operation's sync succeeded.
 // After success (or an error of the operation) the handle is dead. An
 // operation that failed because its reduction function panicked raises
-// that panic again here, as a *PanicError.
+// that panic again here, as a *PanicError. A loop of tries should yield
+// between them (runtime.Gosched), as Wait does, where images outnumber
+// cores: a spinning image takes the processor from the images it waits for.
 func (h Handle) Try() (bool, error) {
 	if err := Reentrant(); err != nil {
 		return false, err
