@@ -3,7 +3,9 @@ package coll_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -161,6 +163,52 @@ func BenchmarkImagesOneNode(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkRendezvousFloor is the floor under ImagesOneNode's AllThreads
+// ReduceAll: two goroutines that sum one float64 each through shared
+// memory and nothing else (each writes its slot and counts itself in; the
+// second to arrive folds, writes both results and says so; the first
+// spins on that). It tells which of the machine's two states a run is in
+// (cache lines move between its cores at two costs), and how far above
+// the least a rendezvous costs gocoll's arrival records are.
+func BenchmarkRendezvousFloor(b *testing.B) {
+	type slot struct {
+		src, dst *float64
+		_        [48]byte
+	}
+	var r struct {
+		arrived atomic.Uint64
+		_       [56]byte
+		done    atomic.Uint64
+		_       [56]byte
+		slots   [2]slot
+	}
+	srcs, dsts := [2]float64{1, 2}, [2]float64{}
+	var wg sync.WaitGroup
+	for me := range 2 {
+		wg.Go(func() {
+			for range b.N {
+				r.slots[me].src, r.slots[me].dst = &srcs[me], &dsts[me]
+				c := r.arrived.Add(1)
+				if c%2 == 0 {
+					s := *r.slots[0].src + *r.slots[1].src
+					*r.slots[0].dst, *r.slots[1].dst = s, s
+					r.done.Store(c / 2)
+					continue
+				}
+				for n := 1; r.done.Load() < (c+1)/2; n++ {
+					if n%64 == 0 {
+						runtime.Gosched()
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if dsts[0] != 3 || dsts[1] != 3 {
+		b.Fatalf("sums %v, want 3", dsts)
 	}
 }
 

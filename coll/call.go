@@ -318,6 +318,8 @@ type arrival struct {
 	early   []int
 	stage   []byte
 	release func()
+	// runDirect as a func value made once (direct.go)
+	runDirect func() error
 	// for a stalled wait's error (watchdog.go): the members that arrived,
 	// and the call's number among the team's AllThreads calls
 	joined []bool
@@ -416,6 +418,7 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 	if rec == nil {
 		rec = &arrival{}
 		rec.release = rec.recycle
+		rec.runDirect = rec.direct1
 		rec.pend.Describe(rec.waitingFor)
 	}
 	rec.tn, rec.arrived, rec.finished = tn, 0, false
@@ -640,7 +643,9 @@ func (r *arrival) runHere(last int) (gsync.Handle, error) {
 		err = *e
 	} else if len(r.early) > 0 {
 		r.fromStage()
-	} else if err = crossOverlap(&r.c, tn); err == nil {
+	} else if err = crossOverlap(&r.c, tn); err == nil && r.direct() {
+		err = gsync.Run(r.runDirect) // a reduction function's panic fails it
+	} else if err == nil {
 		r.c.key.bufs(&r.c)
 		op := tn.n.op(tn, &r.c)
 		op.bindAs(0, r.tagBase)

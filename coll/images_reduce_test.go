@@ -193,6 +193,18 @@ func reductionList(P int) []reduction {
 	return list
 }
 
+// directList is a ReduceAll of one element per image (Cyclic, count P) for
+// each function: on a team that lives on one node it runs without a
+// schedule (direct.go).
+func directList(P int) []reduction {
+	var list []reduction
+	for i, fn := range []int{fnSumI64, fnMat2, fnConcat} {
+		es := map[int]int{fnSumI64: 16, fnMat2: 32, fnConcat: 48}[fn]
+		list = append(list, reduction{kind: "all", fn: fn, es: es, count: P, src: coll.Cyclic, seed: 40 + i})
+	}
+	return list
+}
+
 // TestReductionsImages: with several images per node, in every form, the
 // reductions give exactly the sequential fold of the array (which is what
 // one image per node gives), non-commutative operators in image order; on
@@ -244,7 +256,7 @@ func TestOneNodeReductions(t *testing.T) {
 			err := colltest.RunImages([]int{T}, colltest.Options{}, coll.Options{}, table, time.Minute, func(im *coll.Image, _ *colltest.Node) error {
 				all := im.TeamAll()
 				me := all.Rank(im.ImageNum())
-				for i, red := range reductionList(T) {
+				for i, red := range append(reductionList(T), directList(T)...) {
 					if red.kind != "reduce" && red.kind != "all" {
 						continue
 					}

@@ -7,6 +7,7 @@
 #                        table of coll/model_test.go, in parallel)
 #   GOCOLL_MODEL_OPS     operations per run (default 10000)
 # Takes the shared CPU lock, as every race run on the shared machine does.
+# All 16 tables of one seed take about 5 minutes on 2 cores.
 set -u
 cd "$(dirname "$0")/.."
 . scripts/lib.sh

@@ -695,7 +695,10 @@ func waitFor(ctx context.Context, e *Engine, try func() (bool, error), w watch) 
 		if e.shared || e.hasAgent.Load() {
 			e.waiters.Add(1)
 			err := spinUntil(ctx, &sp, try)
-			if e.waiters.Add(-1) == 0 {
+			// Only an agent listens (StartAgent sets hasAgent before it
+			// runs): the channel's lock is a cache line that the images'
+			// waits would otherwise pass between them on every call.
+			if e.waiters.Add(-1) == 0 && e.hasAgent.Load() {
 				select { // the agent may poll again
 				case e.unwaited <- struct{}{}:
 				default:
@@ -850,6 +853,10 @@ func engineOf(hs []Handle) *Engine {
 }
 
 const (
+	// spinFirst polls pass before a crowded wait yields: what it waits
+	// for is most often another image's next step on another core, a
+	// fraction of a microsecond away, and a yield costs as much
+	spinFirst  = 64
 	spinCheck  = 64 // polls between clock readings
 	yieldEvery = 50 * time.Microsecond
 )
@@ -858,7 +865,7 @@ func (s *spinner) spin(ctx context.Context) error {
 	if s.idle != nil {
 		s.idle()
 	}
-	if s.e != nil && s.n%8 == 0 && s.e.crowded() {
+	if s.e != nil && s.n >= spinFirst && s.n%8 == 0 && s.e.crowded() {
 		// What this wait needs may be another goroutine's next step (an
 		// image still to arrive, or one polling for all): let it run.
 		runtime.Gosched()

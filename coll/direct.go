@@ -1,0 +1,64 @@
+package coll
+
+// Direct runs on a team that lives on one node. The last image to arrive
+// runs the node's operation for every member (runHere); for the two
+// shapes below it does so without a schedule, since on a team of a few
+// images the schedule's lookup, binding and rounds cost more than the
+// copies and the fold themselves:
+//
+//   - a Broadcast: the root's block copied to every other destination;
+//   - a ReduceAll of one element per member in rank order (Cyclic with
+//     count = team size, what MPI_Allreduce users write) of at most
+//     maxDirectFold bytes: the elements folded left to right in rank
+//     order, the order of the schedule's local fold (reducer.foldSegs), so
+//     the results are bitwise the same, then copied to every destination.
+//
+// Both read every source before writing any destination, so a member
+// reducing in place (its destination its source) gets the results of
+// separate buffers, and the callback never gets results aliasing an
+// operand (the fold alternates between two scratch elements).
+const maxDirectFold = maxStageBytes
+
+// direct reports whether the record's operation runs directly.
+func (r *arrival) direct() bool {
+	k := &r.c.key
+	switch k.kind {
+	case kBroadcast:
+		return true
+	case kReduceAll:
+		return k.sl == Cyclic && k.count == len(r.tn.mem) && k.es <= maxDirectFold
+	}
+	return false
+}
+
+// direct1 runs the record's operation directly (see direct); runDirect
+// holds it as a func value, for sync.Run.
+func (r *arrival) direct1() error {
+	k := &r.c.key
+	if k.kind == kBroadcast {
+		n := k.n
+		from := r.c.src[k.root][:n] // member k.root: team ranks are the members' indices
+		for _, d := range r.c.dst {
+			if d != nil && !identical(d[:n], from) {
+				copy(d[:n], from)
+			}
+		}
+		return nil
+	}
+	es := k.es
+	e := r.tn.n.fns[k.fn]
+	rd := reducer{fn: e.Fn, flags: e.Flags, arg: k.arg, es: es, scalar: e.Scalar}
+	if cap(r.stage) < 2*es {
+		r.stage = make([]byte, 2*es)
+	}
+	acc := r.c.src[0][:es]
+	for m := 1; m < len(r.c.src); m++ {
+		t := r.stage[m%2*es : (m%2+1)*es]
+		rd.call(t, acc, r.c.src[m][:es], es)
+		acc = t
+	}
+	for _, d := range r.c.dst {
+		copy(d[:es], acc)
+	}
+	return nil
+}
