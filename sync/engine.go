@@ -853,10 +853,6 @@ func engineOf(hs []Handle) *Engine {
 }
 
 const (
-	// spinFirst polls pass before a crowded wait yields: what it waits
-	// for is most often another image's next step on another core, a
-	// fraction of a microsecond away, and a yield costs as much
-	spinFirst  = 64
 	spinCheck  = 64 // polls between clock readings
 	yieldEvery = 50 * time.Microsecond
 )
@@ -865,7 +861,7 @@ func (s *spinner) spin(ctx context.Context) error {
 	if s.idle != nil {
 		s.idle()
 	}
-	if s.e != nil && s.n >= spinFirst && s.n%8 == 0 && s.e.crowded() {
+	if s.e != nil && s.n%8 == 0 && s.e.crowded() {
 		// What this wait needs may be another goroutine's next step (an
 		// image still to arrive, or one polling for all): let it run.
 		runtime.Gosched()
