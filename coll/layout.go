@@ -91,6 +91,13 @@ func (d dist) localLen(p int) int {
 		return 0
 	}
 	b, P := d.BlockSize, d.P
+	if b == 1 && d.Offset == 0 { // Cyclic, the common case: one division
+		q := d.count / P
+		if p < d.count-q*P {
+			return q + 1
+		}
+		return q
+	}
 	end := d.Offset + d.count
 	for r := (end - 1) / b / P; r >= d.Offset/b/P; r-- {
 		start := (r*P + p) * b
