@@ -300,8 +300,7 @@ func (n *node) build(g geom, c *call) []round {
 // buildReduction is the schedule of a computational collective.
 func (n *node) buildReduction(g geom, c *call) []round {
 	k := &c.key
-	e := n.fns[k.fn]
-	rd := reducer{fn: e.Fn, flags: e.Flags, arg: k.arg, es: k.es, scalar: e.Scalar}
+	rd := n.reducerOf(k)
 	sd := dist{Layout: k.sl, P: g.t.Size(), count: k.count}
 	nm := g.t.NodeMajor()
 	algo := n.gatherAllAlgo(g.P, k.es)

@@ -318,8 +318,6 @@ type arrival struct {
 	early   []int
 	stage   []byte
 	release func()
-	// runDirect as a func value made once (direct.go)
-	runDirect func() error
 	// for a stalled wait's error (watchdog.go): the members that arrived,
 	// and the call's number among the team's AllThreads calls
 	joined []bool
@@ -418,7 +416,6 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 	if rec == nil {
 		rec = &arrival{}
 		rec.release = rec.recycle
-		rec.runDirect = rec.direct1
 		rec.pend.Describe(rec.waitingFor)
 	}
 	rec.tn, rec.arrived, rec.finished = tn, 0, false
@@ -615,20 +612,23 @@ func (r *arrival) stageRoot(m, pending int) bool {
 	return true
 }
 
-// fromStage completes a staged broadcast or scatter: every other member's
-// block comes from the root's staged source. (Its schedule would do the
-// same copies, but a schedule per record's stage would defeat the cache.)
-func (r *arrival) fromStage() {
+// blocksFrom gives every member its block of a broadcast or scatter from
+// src, the root's source (staged or its own): a staged root has no
+// destination left, and a root's destination identical to its block is
+// left as it is.
+func (r *arrival) blocksFrom(src []byte) {
 	k, n := &r.c.key, r.c.key.n
 	for m, d := range r.c.dst {
 		if d == nil {
 			continue
 		}
-		from := r.stage[:n]
+		from := src[:n]
 		if k.kind == kScatter {
-			from = r.stage[r.tn.mem[m]*n : (r.tn.mem[m]+1)*n]
+			from = src[r.tn.mem[m]*n : (r.tn.mem[m]+1)*n]
 		}
-		copy(d[:n], from)
+		if !identical(d[:n], from) {
+			copy(d[:n], from)
+		}
 	}
 }
 
@@ -642,7 +642,9 @@ func (r *arrival) runHere(last int) (gsync.Handle, error) {
 	if e := r.err.Load(); e != nil {
 		err = *e
 	} else if len(r.early) > 0 {
-		r.fromStage()
+		// A staged broadcast or scatter (its schedule would do the same
+		// copies, but a schedule per record's stage would defeat the cache).
+		r.blocksFrom(r.stage)
 	} else if err = crossOverlap(&r.c, tn); err == nil && r.direct() {
 		err = gsync.Run(r.runDirect) // a reduction function's panic fails it
 	} else if err == nil {

@@ -31,23 +31,15 @@ func (r *arrival) direct() bool {
 	return false
 }
 
-// direct1 runs the record's operation directly (see direct); runDirect
-// holds it as a func value, for sync.Run.
-func (r *arrival) direct1() error {
+// runDirect runs the record's operation directly (see direct).
+func (r *arrival) runDirect() error {
 	k := &r.c.key
 	if k.kind == kBroadcast {
-		n := k.n
-		from := r.c.src[k.root][:n] // member k.root: team ranks are the members' indices
-		for _, d := range r.c.dst {
-			if d != nil && !identical(d[:n], from) {
-				copy(d[:n], from)
-			}
-		}
+		r.blocksFrom(r.c.src[k.root]) // member k.root: team ranks are the members' indices
 		return nil
 	}
 	es := k.es
-	e := r.tn.n.fns[k.fn]
-	rd := reducer{fn: e.Fn, flags: e.Flags, arg: k.arg, es: es, scalar: e.Scalar}
+	rd := r.tn.n.reducerOf(k)
 	if cap(r.stage) < 2*es {
 		r.stage = make([]byte, 2*es)
 	}

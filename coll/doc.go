@@ -163,13 +163,13 @@
 // AllThreads, the images that arrive before the last take no lock of the
 // engine: their handles find the operation once the last started it. On a
 // team that lives on one node the last image runs the node's part itself,
-// with no engine at all (it needs no transfer), a Broadcast and a ReduceAll
-// of one element per image with no schedule either (direct.go), and the root of a small
-// broadcast or scatter in IN_MYSYNC/IN_NOSYNC and OUT_MYSYNC/OUT_NOSYNC
-// modes that arrives first stages its source and returns at once, as the
-// root of a one-image-per-node broadcast does once its sends left (so it
-// cannot see a later image's disagreeing arguments: that image reports
-// ErrArgsDiffer).
+// with no engine at all (it needs no transfer), a Broadcast and a
+// ReduceAll of one element per image with no schedule either (direct.go),
+// and the root of a small broadcast or scatter in IN_MYSYNC/IN_NOSYNC and
+// OUT_MYSYNC/OUT_NOSYNC modes that arrives first stages its source and
+// returns at once, as the root of a one-image-per-node broadcast does once
+// its sends left (so it cannot see a later image's disagreeing arguments:
+// that image reports ErrArgsDiffer).
 //
 // # Aggregation
 //

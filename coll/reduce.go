@@ -14,6 +14,13 @@ type reducer struct {
 	scalar int // the entry's Scalar: > 0 when elements may be split
 }
 
+// reducerOf is the reducer of a computational collective's key: its
+// function's table entry, argument and element size.
+func (n *node) reducerOf(k *planKey) reducer {
+	e := n.fns[k.fn]
+	return reducer{fn: e.Fn, flags: e.Flags, arg: k.arg, es: k.es, scalar: e.Scalar}
+}
+
 func (rd reducer) commutative() bool { return rd.flags&reducefn.NonComm == 0 }
 
 // call runs the registered function on elements of es bytes, as user code
