@@ -345,7 +345,9 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 			rec.tagBase = tn.nextTagBase() // in initiation order
 		}
 		tn.pending = append(tn.pending, rec)
-		tn.n.eng.Arriving(1)
+		if !tn.local { // (a local record's waits yield by themselves: sync.Pending's alone)
+			tn.n.eng.Arriving(1)
+		}
 	} else {
 		rec = tn.pending[i]
 		if rec.err.Load() == nil && !rec.c.key.sameCall(&a.key) {
@@ -425,7 +427,7 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 	}
 	rec.joined = rec.joined[:members]
 	clear(rec.joined)
-	rec.pend.Attach(tn.n.eng)
+	rec.pend.Attach(tn.n.eng, tn.local) // a local team's record ends in runHere
 	rec.err.Store(nil)
 	rec.c.key = key
 	if cap(rec.c.dst) < members {
@@ -654,7 +656,6 @@ func (r *arrival) runHere(last int) (gsync.Handle, error) {
 		err = gsync.Run(op.Step) // no transfer: nothing in flight if it fails
 		op.Retire()
 	}
-	tn.n.eng.Arriving(-1)
 	r.pend.Finish(len(tn.mem), err, r.release, r.doneMembers(last)...)
 	return gsync.Handle{}, err
 }

@@ -121,7 +121,7 @@ func (e *Engine) WaitUntil(ctx context.Context, done func() bool) error {
 		defer e.mu.Unlock()
 		e.progressLocked()
 		return done(), e.fail
-	}, watchOf(e, nil))
+	}, watchOf(e, nil), nil)
 }
 
 // StopAgent drains the engine (see Drain), then ends the agent.

@@ -268,28 +268,61 @@ func (e *Engine) noteFinished(slot uint32) {
 // that names the generation, so a stale handle can neither race with the
 // new use nor sync one of its parts.
 type Pending struct {
-	started atomic.Bool
-	gen     atomic.Uint32
-	tk      atomic.Uint64          // the started operation's Ticket, slot<<32 | gen
-	e       atomic.Pointer[Engine] // set by Attach
-	// An operation that ran to its end without the engine (Finish): its
-	// error, the parts' sync words (armed(gen) until the part synced; grown,
-	// never shrunk, so that parts index it whatever the generation), and
-	// what to do once all of them synced.
-	finished atomic.Bool
-	err      error
-	synced   atomic.Pointer[[]atomic.Uint64]
+	// What a waiting part polls and then syncs, on one cache line (the
+	// record's owner pads around it): the part that finishes the operation
+	// writes it once, and each waiting part reads it, so that a rendezvous
+	// of a node's images moves as few lines between their cores as it can.
+	gen      atomic.Uint32
 	left     atomic.Int32
-	release  func()
+	started  atomic.Bool
+	finished atomic.Bool
+	// An operation that ran to its end without the engine (Finish): the
+	// parts' sync words (armed(gen) until the part synced; the first
+	// len(few) here, the rest in more, grown, never shrunk, so that parts
+	// index them whatever the generation), its error, and what to do once
+	// every part synced.
+	few     [4]atomic.Uint32
+	err     error
+	release func()
+	// written once per use, or seldom
+	tk       atomic.Uint64          // the started operation's Ticket, slot<<32 | gen
+	e        atomic.Pointer[Engine] // set by Attach
+	alone    atomic.Bool            // set by Attach
+	more     atomic.Pointer[[]atomic.Uint32]
 	describe func() string // what a stalled wait says (Describe)
 }
 
 // armed is the sync word of a part of generation gen that has not synced;
-// a part that synced holds armed(gen) - 1.
-func armed(gen uint32) uint64 { return uint64(gen)<<1 | 1 }
+// a part that synced holds armed(gen) - 1. Words keep the generation's low
+// 31 bits: a stale handle is told from a live one unless it is 2^31
+// generations old.
+func armed(gen uint32) uint32 { return gen<<1 | 1 }
+
+// word is part's sync word, nil if it has none.
+func (p *Pending) word(part uint32) *atomic.Uint32 {
+	if part < uint32(len(p.few)) {
+		return &p.few[part]
+	}
+	if w := p.more.Load(); w != nil && int(part)-len(p.few) < len(*w) {
+		return &(*w)[int(part)-len(p.few)]
+	}
+	return nil
+}
 
 // Attach ties the record to engine e, before any of its handles exist.
-func (p *Pending) Attach(e *Engine) { p.e.Store(e) }
+// With alone, the operation never starts in the engine: it ends in Finish,
+// run by the last part to arrive, and a wait on a part's handle looks at
+// the record only (no engine lock, no count of the engine's waiters).
+func (p *Pending) Attach(e *Engine, alone bool) {
+	// stored only when changed: the record is reused call after call, and
+	// a line written on every use would move between the parts' cores
+	if p.e.Load() != e {
+		p.e.Store(e)
+	}
+	if p.alone.Load() != alone {
+		p.alone.Store(alone)
+	}
+}
 
 // Gen is the record's generation.
 func (p *Pending) Gen() uint32 { return p.gen.Load() }
@@ -307,19 +340,19 @@ func (p *Pending) Start(t Ticket) {
 // release runs (the record may then serve another operation). release also
 // runs at once when no other part remains.
 func (p *Pending) Finish(parts int, err error, release func(), done ...int) {
-	words := p.synced.Load()
-	if words == nil || len(*words) < parts {
-		w := make([]atomic.Uint64, parts)
-		words = &w
-		p.synced.Store(words)
+	if extra := parts - len(p.few); extra > 0 {
+		if w := p.more.Load(); w == nil || len(*w) < extra {
+			words := make([]atomic.Uint32, extra)
+			p.more.Store(&words)
+		}
 	}
 	a := armed(p.gen.Load())
 	for i := range parts {
-		(*words)[i].Store(a)
+		p.word(uint32(i)).Store(a)
 	}
 	left := parts
 	for _, d := range done {
-		if (*words)[d].CompareAndSwap(a, a-1) {
+		if p.word(uint32(d)).CompareAndSwap(a, a-1) {
 			left--
 		}
 	}
@@ -368,7 +401,7 @@ func (h *Handle) resolve() (int, error) {
 		return notStarted, ErrDeadHandle
 	case p.finished.Load():
 		a := armed(h.gen)
-		if words := p.synced.Load(); words == nil || int(part) >= len(*words) || !(*words)[part].CompareAndSwap(a, a-1) {
+		if w := p.word(part); w == nil || !w.CompareAndSwap(a, a-1) {
 			return notStarted, ErrDeadHandle // synced already, or of an earlier generation
 		}
 		err := p.err
@@ -679,14 +712,29 @@ func (h Handle) Wait(ctx context.Context) error {
 	e := h.engine()
 	w := watchOf(e, nil)
 	w.one, w.single = h, true // held by value: a slice of it would escape with the spinner
-	return Rethrow(waitFor(ctx, e, h.try, w))
+	if !h.pending() {
+		return Rethrow(waitFor(ctx, e, h.try, w, nil))
+	}
+	p := (*Pending)(h.ref)
+	if p.alone.Load() {
+		// The operation ends in Finish, not in the engine: the wait reads
+		// the record only, and is not counted among the engine's waiters
+		// (a line the node's images would otherwise pass between them on
+		// every call).
+		sp := spinner{w: w, idle: e.idle, arrivals: p}
+		if e.shared {
+			sp.e = e
+		}
+		return Rethrow(spinUntil(ctx, &sp, h.tryPending))
+	}
+	return Rethrow(waitFor(ctx, e, h.try, w, p))
 }
 
 // waitFor calls try until it reports success or an error, pacing the
 // loop with a spinner that calls idle between tries and runs the
 // stall watchdog w.
-func waitFor(ctx context.Context, e *Engine, try func() (bool, error), w watch) error {
-	sp := spinner{w: w}
+func waitFor(ctx context.Context, e *Engine, try func() (bool, error), w watch, arrivals *Pending) error {
+	sp := spinner{w: w, arrivals: arrivals}
 	if e != nil {
 		sp.idle = e.idle
 		if e.shared {
@@ -797,7 +845,7 @@ func WaitAll(ctx context.Context, hs []Handle) error {
 		return err
 	}
 	e := engineOf(hs)
-	return Rethrow(waitFor(ctx, e, func() (bool, error) { return tryAll(hs) }, watchOf(e, hs)))
+	return Rethrow(waitFor(ctx, e, func() (bool, error) { return tryAll(hs) }, watchOf(e, hs), firstPending(hs)))
 }
 
 // TrySome makes progress and reports whether at least one valid handle
@@ -821,7 +869,7 @@ func WaitSome(ctx context.Context, hs []Handle) error {
 		return err
 	}
 	e := engineOf(hs)
-	return Rethrow(waitFor(ctx, e, func() (bool, error) { return trySome(hs) }, watchOf(e, hs)))
+	return Rethrow(waitFor(ctx, e, func() (bool, error) { return trySome(hs) }, watchOf(e, hs), firstPending(hs)))
 }
 
 // spinner paces a wait loop. Polling is what makes progress, so a waiter
@@ -840,6 +888,22 @@ type spinner struct {
 	e    *Engine
 	idle func()
 	w    watch // the wait's stall watchdog
+	// the record of a pending handle the wait is for (the first, for a
+	// wait on several): while its operation has not started, the wait
+	// waits for the node's other images to arrive, so it yields to them as
+	// a crowded engine's waits do
+	arrivals *Pending
+}
+
+// firstPending is the record of the first pending handle in hs, nil if
+// none is.
+func firstPending(hs []Handle) *Pending {
+	for _, h := range hs {
+		if h.pending() {
+			return (*Pending)(h.ref)
+		}
+	}
+	return nil
 }
 
 // engineOf is the engine of the first valid handle.
@@ -861,7 +925,7 @@ func (s *spinner) spin(ctx context.Context) error {
 	if s.idle != nil {
 		s.idle()
 	}
-	if s.e != nil && s.n%8 == 0 && s.e.crowded() {
+	if s.n%8 == 0 && (s.arrivals != nil && !s.arrivals.started.Load() || s.e != nil && s.e.crowded()) {
 		// What this wait needs may be another goroutine's next step (an
 		// image still to arrive, or one polling for all): let it run.
 		runtime.Gosched()

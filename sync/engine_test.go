@@ -231,7 +231,7 @@ func TestSharedParts(t *testing.T) {
 	cd := &fakeConduit{}
 	e := NewEngine(cd.poll, nil)
 	p := &Pending{}
-	p.Attach(e)
+	p.Attach(e, false)
 	// Parts 0 and 1 arrive first and get pending handles.
 	h0, h1 := e.PendingHandle(p, 0, 0), e.PendingHandle(p, 0, 1)
 	require.True(t, h0.Valid())
@@ -268,7 +268,7 @@ func TestSharedPartsError(t *testing.T) {
 	e := NewEngine(cd.poll, nil)
 	boom := errors.New("boom")
 	p := &Pending{}
-	p.Attach(e)
+	p.Attach(e, false)
 	h0 := e.PendingHandle(p, 0, 0)
 	op := &fakeOp{need: 1, syncAt: 1, fail: boom}
 	h1, tk, err := e.StartShared(op, 2, 1)
@@ -340,7 +340,7 @@ func TestStalePendingHandle(t *testing.T) {
 	for i := range 5000 {
 		// Part 0 syncs, and its handle is tried again while part 2 syncs
 		// and the record moves on to its next use.
-		p.Attach(e) // as each use of a record does
+		p.Attach(e, false) // as each use of a record does
 		h0, h2 := e.PendingHandle(p, p.Gen(), 0), e.PendingHandle(p, p.Gen(), 2)
 		if i%2 == 0 {
 			p.Finish(3, nil, p.Reuse, 1) // part 1 synced as it ran; the last sync releases
@@ -374,7 +374,7 @@ func TestTryNotStarvedOfTheLock(t *testing.T) {
 			e := NewEngine(cd.poll, nil)
 			e.Shared()
 			p := &Pending{}
-			p.Attach(e)
+			p.Attach(e, false)
 			h0 := e.PendingHandle(p, 0, 0)
 			op := &fakeOp{} // syncable at once: part 1 syncs as it starts it
 			h1, tk, err := e.StartShared(op, 2, 1)
@@ -422,5 +422,43 @@ func TestTryNotStarvedOfTheLock(t *testing.T) {
 			}
 			require.Equal(t, 0, e.Live())
 		})
+	}
+}
+
+// TestAlonePending: an operation that ends without the engine (Attach with
+// alone): the waits of its parts read the record only, so they complete
+// while another goroutine holds the engine's lock throughout, and they see
+// the operation's error. Six parts: beyond the record's inline sync words.
+// After the record's next use began, a handle of this one is dead.
+func TestAlonePending(t *testing.T) {
+	cd := &fakeConduit{}
+	e := NewEngine(cd.poll, nil)
+	e.Shared()
+	boom := errors.New("boom")
+	const parts = 6
+	for round, want := range []error{nil, boom} {
+		p := &Pending{}
+		p.Attach(e, true)
+		released := make(chan struct{})
+		hs := make([]Handle, parts)
+		for i := range hs {
+			hs[i] = e.PendingHandle(p, p.Gen(), i)
+		}
+		e.mu.Lock() // a wait that took the lock would never return
+		errs := make(chan error, parts)
+		for i := range parts - 1 { // part 5 runs the operation: it holds no handle
+			go func() { errs <- hs[i].Wait(context.Background()) }()
+		}
+		p.Finish(parts, want, func() { close(released) }, parts-1)
+		for range parts - 1 {
+			require.ErrorIs(t, <-errs, want, "round %d", round)
+		}
+		<-released // by the last part to sync
+		e.mu.Unlock()
+		p.Reuse()
+		for i := range parts {
+			_, err := hs[i].Try()
+			require.ErrorIs(t, err, ErrDeadHandle, "part %d after its sync and the record's reuse", i)
+		}
 	}
 }

@@ -76,7 +76,7 @@ func TestStallWatchdog(t *testing.T) {
 	// A pending handle whose operation never starts: ErrStalled from the
 	// record's description; the handle stays valid.
 	var p Pending
-	p.Attach(e)
+	p.Attach(e, false)
 	p.Describe(func() string { return "images 2, 3 of the node have not called it" })
 	ph := e.PendingHandle(&p, p.Gen(), 1)
 	err = ph.Wait(context.Background())
