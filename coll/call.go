@@ -20,7 +20,7 @@ import (
 // starts once the last of them arrived (so IN_MYSYNC and IN_NOSYNC hold
 // per image), and each image gets its own handle, which succeeds once the
 // node's part is complete to the extent of the output sync mode (a staged
-// root excepted: see stageRoot). Either way the node's part is one
+// root excepted: see local.go). Either way the node's part is one
 // schedule (sched.go) that moves data between nodes and among the node's
 // members through memory.
 
@@ -297,13 +297,13 @@ func (n *node) geom(tn *teamNode, blockSize int) geom {
 }
 
 // arrival gathers the initiations of one collective by the node's members
-// with AllThreads. The first to arrive makes it, with the team's next
-// sequence number (in initiation order); the last builds its schedule and
-// starts it in the engine, after which it runs as that schedule, or, on a
-// team that lives on this node, runs it to its end itself (runHere).
-// Members that arrived before hold pending handles (sync.Pending) that find
-// the operation, or its end, through the record; none of them waits for
-// the engine's lock.
+// with AllThreads, on a team with members on other nodes (a team that
+// lives on this node has its own records: local.go). The first to arrive
+// makes it, with the team's next sequence number (in initiation order);
+// the last builds its schedule and starts it in the engine, after which it
+// runs as that schedule. Members that arrived before hold pending handles
+// (sync.Pending) that find the operation through the record; none of them
+// waits for the engine's lock.
 type arrival struct {
 	tn       *teamNode
 	c        call
@@ -313,10 +313,9 @@ type arrival struct {
 	err      atomic.Pointer[error] // the members disagree (set by arrivals, read by the engine)
 	tagBase  int
 	finished bool // counted as finished in tn.unfinished
-	// runHere's: members already done (the staged root), the staged source,
-	// and recycle as a func value made once (not per call)
-	early   []int
-	stage   []byte
+	// finishMember's list of members, and recycle as a func value made
+	// once (not per call)
+	all     []int
 	release func()
 	// for a stalled wait's error (watchdog.go): the members that arrived,
 	// and the call's number among the team's AllThreads calls
@@ -334,6 +333,9 @@ var arrivals stdsync.Pool
 // arrive records an AllThreads initiation by member a.mine.
 func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 	tn := a.tn
+	if tn.local {
+		return im.arriveLocal(a)
+	}
 	k := a.it.calls
 	a.it.calls++
 	tn.amu.Lock()
@@ -341,13 +343,9 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 	var rec *arrival
 	if i == len(tn.pending) {
 		rec = newArrival(tn, a.key, len(a.dst))
-		if !tn.local { // a team on one node sends nothing: no tag
-			rec.tagBase = tn.nextTagBase() // in initiation order
-		}
+		rec.tagBase = tn.nextTagBase() // in initiation order
 		tn.pending = append(tn.pending, rec)
-		if !tn.local { // (a local record's waits yield by themselves: sync.Pending's alone)
-			tn.n.eng.Arriving(1)
-		}
+		tn.n.eng.Arriving(1)
 	} else {
 		rec = tn.pending[i]
 		if rec.err.Load() == nil && !rec.c.key.sameCall(&a.key) {
@@ -365,23 +363,14 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 		tn.pending = tn.pending[:n]
 		tn.base++
 	}
-	early := !last && rec.stageRoot(a.mine, len(tn.pending))
 	gen := rec.pend.Gen()
 	tn.amu.Unlock()
 	eng := tn.n.eng
-	switch {
-	case early: // the root's part is done: it need not wait for the others
-		return gsync.Handle{}, nil
-	}
 	if !last {
 		if a.key.f&gsync.Aggregate != 0 { // an aggregate's member: its handle is not to be synced
 			return gsync.Handle{}, nil
 		}
 		return eng.PendingHandle(&rec.pend, gen, a.mine), nil
-	}
-	switch {
-	case tn.local:
-		return rec.runHere(a.mine)
 	}
 	// The last to arrive builds the schedule and starts it; the others'
 	// handles find it through the record.
@@ -427,7 +416,7 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 	}
 	rec.joined = rec.joined[:members]
 	clear(rec.joined)
-	rec.pend.Attach(tn.n.eng, tn.local) // a local team's record ends in runHere
+	rec.pend.Attach(tn.n.eng, false)
 	rec.err.Store(nil)
 	rec.c.key = key
 	if cap(rec.c.dst) < members {
@@ -445,25 +434,12 @@ func (r *arrival) fail(err error) { r.err.Store(&err) }
 func (r *arrival) finishMember(err error) (gsync.Handle, error) {
 	n := len(r.tn.mem)
 	r.tn.n.eng.Arriving(-1)
-	r.early = r.early[:0]
+	r.all = r.all[:0]
 	for m := range n {
-		r.early = append(r.early, m)
+		r.all = append(r.all, m)
 	}
-	r.pend.Finish(n, err, r.release, r.early...)
+	r.pend.Finish(n, err, r.release, r.all...)
 	return gsync.Handle{}, err
-}
-
-// done lists the members done with the record besides those in r.early:
-// all of them for an aggregate's member, whose handles nobody syncs.
-func (r *arrival) doneMembers(last int) []int {
-	r.early = append(r.early, last)
-	if r.c.key.f&gsync.Aggregate != 0 {
-		r.early = r.early[:0]
-		for m := range r.tn.mem {
-			r.early = append(r.early, m)
-		}
-	}
-	return r.early
 }
 
 // Bind implements sync.Op; the arrival took its sequence number when made.
@@ -559,103 +535,6 @@ func (r *arrival) recycle() {
 	clear(r.c.dst)
 	clear(r.c.src)
 	r.tn = nil
-	r.early = r.early[:0]
 	r.pend.Reuse() // handles of this use are dead
 	arrivals.Put(r)
-}
-
-// Staging: on a team that lives on one node, the root image of a small
-// broadcast or scatter that arrives before the others copies its source
-// into the record and its own block into its destination, and is done: it
-// needs nothing from them, so (with IN_MYSYNC or IN_NOSYNC and OUT_MYSYNC
-// or OUT_NOSYNC) its part of the collective is complete and its call
-// returns at once, as the root of a one-image-per-node broadcast returns
-// once its sends left. The others copy from the staged source. Up to
-// maxStaged records may be pending (the root runs that far ahead).
-const (
-	maxStageBytes = 8 << 10
-	maxStaged     = 64
-)
-
-// stageRoot stages member m's source if m is the root of such a call and
-// reports whether it did; with the team's amu held.
-func (r *arrival) stageRoot(m, pending int) bool {
-	tn, k := r.tn, &r.c.key
-	f := k.f
-	if !tn.local || pending > maxStaged || tn.mem[m] != k.root || f.In() == gsync.InAllSync || f.Out() == gsync.OutAllSync {
-		return false
-	}
-	n := k.n
-	var size int
-	switch k.kind {
-	case kBroadcast:
-		size = n
-	case kScatter:
-		size = n * tn.team.Size()
-	default:
-		return false
-	}
-	if size > maxStageBytes || r.err.Load() != nil {
-		return false
-	}
-	src, dst := r.c.src[m][:size], r.c.dst[m][:n]
-	if cap(r.stage) < size {
-		r.stage = make([]byte, size)
-	}
-	r.stage = r.stage[:size]
-	copy(r.stage, src)
-	own := src[:n]
-	if k.kind == kScatter {
-		own = src[k.root*n : (k.root+1)*n]
-	}
-	copy(dst, own) // alias-safe; identical blocks stay as they are
-	r.c.src[m], r.c.dst[m] = r.stage, nil
-	r.early = append(r.early, m)
-	return true
-}
-
-// blocksFrom gives every member its block of a broadcast or scatter from
-// src, the root's source (staged or its own): a staged root has no
-// destination left, and a root's destination identical to its block is
-// left as it is.
-func (r *arrival) blocksFrom(src []byte) {
-	k, n := &r.c.key, r.c.key.n
-	for m, d := range r.c.dst {
-		if d == nil {
-			continue
-		}
-		from := src[:n]
-		if k.kind == kScatter {
-			from = src[r.tn.mem[m]*n : (r.tn.mem[m]+1)*n]
-		}
-		if !identical(d[:n], from) {
-			copy(d[:n], from)
-		}
-	}
-}
-
-// runHere runs the operation of a team that lives on this node, on the
-// last member to arrive (member last), without the engine: its schedule
-// has no transfer, so one Step runs it to its end. The other members'
-// pending handles then sync at once.
-func (r *arrival) runHere(last int) (gsync.Handle, error) {
-	tn := r.tn
-	var err error
-	if e := r.err.Load(); e != nil {
-		err = *e
-	} else if len(r.early) > 0 {
-		// A staged broadcast or scatter (its schedule would do the same
-		// copies, but a schedule per record's stage would defeat the cache).
-		r.blocksFrom(r.stage)
-	} else if err = crossOverlap(&r.c, tn); err == nil && r.direct() {
-		err = gsync.Run(r.runDirect) // a reduction function's panic fails it
-	} else if err == nil {
-		r.c.key.bufs(&r.c)
-		op := tn.n.op(tn, &r.c)
-		op.bindAs(0, r.tagBase)
-		err = gsync.Run(op.Step) // no transfer: nothing in flight if it fails
-		op.Retire()
-	}
-	r.pend.Finish(len(tn.mem), err, r.release, r.doneMembers(last)...)
-	return gsync.Handle{}, err
 }

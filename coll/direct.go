@@ -1,7 +1,7 @@
 package coll
 
 // Direct runs on a team that lives on one node. The last image to arrive
-// runs the node's operation for every member (runHere); for the two
+// runs the node's operation for every member (localRec.run); for the two
 // shapes below it does so without a schedule, since on a team of a few
 // images the schedule's lookup, binding and rounds cost more than the
 // copies and the fold themselves:
@@ -19,9 +19,9 @@ package coll
 // operand (the fold alternates between two scratch elements).
 const maxDirectFold = maxStageBytes
 
-// direct reports whether the record's operation runs directly.
-func (r *arrival) direct() bool {
-	k := &r.c.key
+// direct reports whether call c runs directly.
+func (r *localRec) direct(c *call) bool {
+	k := &c.key
 	switch k.kind {
 	case kBroadcast:
 		return true
@@ -31,11 +31,11 @@ func (r *arrival) direct() bool {
 	return false
 }
 
-// runDirect runs the record's operation directly (see direct).
-func (r *arrival) runDirect() error {
-	k := &r.c.key
+// runDirect runs c directly (see direct).
+func (r *localRec) runDirect(c *call) error {
+	k := &c.key
 	if k.kind == kBroadcast {
-		r.blocksFrom(r.c.src[k.root]) // member k.root: team ranks are the members' indices
+		r.blocksFrom(c, c.src[k.root]) // member k.root: team ranks are the members' indices
 		return nil
 	}
 	es := k.es
@@ -43,13 +43,13 @@ func (r *arrival) runDirect() error {
 	if cap(r.stage) < 2*es {
 		r.stage = make([]byte, 2*es)
 	}
-	acc := r.c.src[0][:es]
-	for m := 1; m < len(r.c.src); m++ {
+	acc := c.src[0][:es]
+	for m := 1; m < len(c.src); m++ {
 		t := r.stage[m%2*es : (m%2+1)*es]
-		rd.call(t, acc, r.c.src[m][:es], es)
+		rd.call(t, acc, c.src[m][:es], es)
 		acc = t
 	}
-	for _, d := range r.c.dst {
+	for _, d := range c.dst {
 		copy(d[:es], acc)
 	}
 	return nil

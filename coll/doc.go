@@ -55,7 +55,9 @@
 //     source's buffer) in inplace.go.
 //   - AllThreads arrivals are gathered in arrive (call.go): the first makes
 //     the record with the team's next sequence number, the last starts the
-//     node's operation.
+//     node's operation. On a team that lives on one node they are gathered
+//     without a lock in arriveLocal (local.go), where the last runs the
+//     call, and a staged root returns at once (stageRoot).
 //   - Input sync modes are enforced in withSync (syncmodes.go): IN_ALLSYNC
 //     prepends a dissemination barrier between nodes; IN_MYSYNC and
 //     IN_NOSYNC need none, because a node's part starts once its images
@@ -151,7 +153,8 @@
 // integer results equal those of one image per node. Callbacks run only
 // inside gocoll calls made by the application's goroutines (or, for
 // functions registered with AMSafe, on the progress agent); see Failures
-// for callbacks that call gocoll or panic.
+// for callbacks that call gocoll or panic (reducefn's ready-made entries,
+// which do neither, run without that guard).
 //
 // # Cost of a call
 //
@@ -162,8 +165,10 @@
 // only when other collectives are live or its own is not yet done. With
 // AllThreads, the images that arrive before the last take no lock of the
 // engine: their handles find the operation once the last started it. On a
-// team that lives on one node the last image runs the node's part itself,
-// with no engine at all (it needs no transfer), a Broadcast and a
+// team that lives on one node the images take no lock at all, and move as
+// few cache lines between their cores as a rendezvous can (local.go); the
+// last image runs the node's part itself, with no engine at all (it needs
+// no transfer), a Broadcast and a
 // ReduceAll of one element per image with no schedule either (direct.go),
 // and the root of a small broadcast or scatter in IN_MYSYNC/IN_NOSYNC and
 // OUT_MYSYNC/OUT_NOSYNC modes that arrives first stages its source and

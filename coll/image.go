@@ -111,6 +111,11 @@ type imageTeam struct {
 	calls     uint64 // AllThreads initiations on the team so far
 	creations uint64 // teams made from the team so far
 	aggOpen   bool   // its last collective on the team had Aggregate (aggregate.go)
+	// on a team that lives on the node (local.go): the record of its last
+	// AllThreads call, and how many calls in a row it returned from as a
+	// staged root
+	cur   *localRec
+	ahead int
 }
 
 // TeamAll is the team of every image (GASNET_TEAM_ALL).

@@ -257,7 +257,7 @@ func TestTeamMisuse(t *testing.T) {
 // TestArgsDiffer: with AllThreads the images of a node must agree on the
 // call; when they do not, every one of them gets ErrArgsDiffer. (A staged
 // broadcast root that completed before the others arrived cannot: there
-// the image that arrives last reports it; see stageRoot.)
+// the image that arrives last reports it; see localRec.stageRoot.)
 func TestArgsDiffer(t *testing.T) {
 	err := colltest.RunImages([]int{2}, colltest.Options{}, coll.Options{}, nil, time.Minute, func(im *coll.Image, nd *colltest.Node) error {
 		me := im.ImageNum()

@@ -244,7 +244,7 @@ func TestReductionsImages(t *testing.T) {
 }
 
 // TestOneNodeReductions: on a team that lives on one node, Reduce and
-// ReduceAll calls with AllThreads run without the engine (runHere). Images
+// ReduceAll calls with AllThreads run without the engine (localRec.run). Images
 // of one call may mix blocking and non-blocking forms and arrive in any
 // order; every result is the sequential fold (in image order for
 // non-commutative functions), bitwise the same in every output mode, and

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
+	"slices"
 	stdsync "sync"
 	"sync/atomic"
 	"time"
@@ -43,6 +44,7 @@ type node struct {
 	cd      Conduit
 	table   *images.Table
 	fns     []reducefn.Entry
+	own     []bool // by function: a ready-made entry (reducefn.Entry.Own)
 	opts    Options
 	eng     *gsync.Engine
 	plans   planCache
@@ -81,8 +83,10 @@ type teamNode struct {
 	// node operations so far: taken in initiation order, under the
 	// engine's lock by a representative's Bind, under amu by AllThreads
 	// arrivals (the two never overlap on a team: the spec's rule)
-	seq atomic.Uint64
+	seq   atomic.Uint64
+	chain *localRec // a local team's: the start of its records' chain (local.go)
 	// AllThreads initiations waiting for the rest of the node's members
+	// (on a team with members on other nodes)
 	amu     stdsync.Mutex
 	pending []*arrival
 	base    uint64                    // call number of pending[0]
@@ -204,7 +208,14 @@ func newNode(c Conduit, table *images.Table, fns []reducefn.Entry, opts Options,
 		idle = i.Idle
 	}
 	me := c.Node()
-	n := &node{cd: c, table: table, fns: fns, opts: opts, eng: gsync.NewEngine(c.Poll, idle), me: me,
+	// The table is the node's own copy (what Init registered), and which
+	// of its entries are gocoll's own operators is known once.
+	fns = slices.Clone(fns)
+	own := make([]bool, len(fns))
+	for i, e := range fns {
+		own[i] = e.Own()
+	}
+	n := &node{cd: c, table: table, fns: fns, own: own, opts: opts, eng: gsync.NewEngine(c.Poll, idle), me: me,
 		first: table.First(me), count: table.On(me), ctxBits: min(ctxBits, 6), ctxUsed: 1, // context 0 is TeamAll's
 		joined: make([]bool, table.On(me)), ready: make(chan struct{}), creating: map[createKey]*creation{}}
 	if n.count > 1 {
@@ -340,6 +351,9 @@ func (n *node) agree(im *Image, nfns int) error {
 // newTeamNode makes the node's state for team t.
 func (n *node) newTeamNode(t *images.Team) *teamNode {
 	tn := &teamNode{team: t, n: n, ctx: t.Context(), local: t.Nodes() == 1}
+	if tn.local {
+		tn.chain = newChain(tn)
+	}
 	if q := t.NodeRank(n.me); q >= 0 {
 		tn.mem = t.Members(q)
 	}

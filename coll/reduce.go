@@ -10,15 +10,16 @@ type reducer struct {
 	fn     reducefn.Func
 	flags  reducefn.Flags
 	arg    int
-	es     int // element size
-	scalar int // the entry's Scalar: > 0 when elements may be split
+	es     int  // element size
+	scalar int  // the entry's Scalar: > 0 when elements may be split
+	own    bool // a ready-made entry (reducefn.Entry.Own): no user code
 }
 
 // reducerOf is the reducer of a computational collective's key: its
 // function's table entry, argument and element size.
 func (n *node) reducerOf(k *planKey) reducer {
 	e := n.fns[k.fn]
-	return reducer{fn: e.Fn, flags: e.Flags, arg: k.arg, es: k.es, scalar: e.Scalar}
+	return reducer{fn: e.Fn, flags: e.Flags, arg: k.arg, es: k.es, scalar: e.Scalar, own: n.own[k.fn]}
 }
 
 func (rd reducer) commutative() bool { return rd.flags&reducefn.NonComm == 0 }
@@ -26,7 +27,12 @@ func (rd reducer) commutative() bool { return rd.flags&reducefn.NonComm == 0 }
 // call runs the registered function on elements of es bytes, as user code
 // (sync.CallUser): a call into gocoll from it fails the collective with
 // ErrReentrant, and its panic reaches the application (see package sync).
+// A ready-made entry of package reducefn is not user code and runs bare.
 func (rd reducer) call(results, left, right []byte, es int) {
+	if rd.own { // gocoll's own operator: not user code
+		rd.fn(results, left, right, es, rd.flags, rd.arg)
+		return
+	}
 	gsync.CallUser(func() { rd.fn(results, left, right, es, rd.flags, rd.arg) })
 }
 

@@ -56,13 +56,13 @@ type kernel[T any] struct {
 // Every built-in operator is a pure function of its arguments, so it may run
 // on any goroutine (AMSafe), and none needs NonComm.
 func entryOf[T any](k kernel[T]) Entry {
-	return Entry{
+	return owned(Entry{
 		Fn: func(results, left, right []byte, elemSize int, _ Flags, _ int) {
 			apply(&k, results, left, right, elemSize)
 		},
 		Flags:  AMSafe,
 		Scalar: int(unsafe.Sizeof(*new(T))),
-	}
+	})
 }
 
 // apply runs the Func contract for a kernel. The scalar size comes from T

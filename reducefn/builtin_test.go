@@ -683,3 +683,19 @@ func BenchmarkMinLocFloat64(b *testing.B) {
 		e.Fn(reducefn.Bytes(res), reducefn.Bytes(left), reducefn.Bytes(right), 1<<20, e.Flags, 0)
 	}
 }
+
+// TestOwn: the ready-made entries are gocoll's own (coll runs them without
+// the guard around user code); an entry whose Fn was replaced, or one made
+// by hand, is not.
+func TestOwn(t *testing.T) {
+	for name, e := range map[string]reducefn.Entry{
+		"Sum[float64]": reducefn.Sum[float64](), "Max[int8]": reducefn.Max[int8](),
+		"MinLoc": reducefn.MinLoc[float64](), "MinString": reducefn.MinString(), "BitXor": reducefn.BitXor[uint32](),
+	} {
+		require.True(t, e.Own(), name)
+		e.Fn = func(results, left, right []byte, elemSize int, flags reducefn.Flags, arg int) {}
+		require.False(t, e.Own(), name+" with its Fn replaced")
+	}
+	require.False(t, reducefn.Entry{}.Own())
+	require.False(t, reducefn.Entry{Fn: reducefn.Sum[int64]().Fn}.Own(), "a copy of the function alone")
+}

@@ -217,13 +217,13 @@ func locTie[T Ordered](a, b ValLoc[T], max bool) ValLoc[T] {
 // Scalar is 0: a string is compared as a whole, so gocoll must not split
 // an element.
 func MinString() Entry {
-	return Entry{Fn: minString, Flags: AMSafe}
+	return owned(Entry{Fn: minString, Flags: AMSafe})
 }
 
 // MaxString is the entry for CO_MAX on fixed-width character strings: the
 // largest element in MinString's byte order.
 func MaxString() Entry {
-	return Entry{Fn: maxString, Flags: AMSafe}
+	return owned(Entry{Fn: maxString, Flags: AMSafe})
 }
 
 func minString(results, left, right []byte, elemSize int, _ Flags, _ int) {

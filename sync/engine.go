@@ -365,6 +365,16 @@ func (p *Pending) Finish(parts int, err error, release func(), done ...int) {
 	p.finished.Store(true)
 }
 
+// Drop marks part done, a part that holds no handle, after Finish: as a
+// handle's sync would, it counts the part off, and the last part's drop or
+// sync runs release.
+func (p *Pending) Drop(part int) {
+	a := armed(p.gen.Load())
+	if w := p.word(uint32(part)); w != nil && w.CompareAndSwap(a, a-1) && p.left.Add(-1) == 0 {
+		p.release()
+	}
+}
+
 // Reuse begins the record's next generation, not started.
 func (p *Pending) Reuse() {
 	p.started.Store(false)

@@ -1,0 +1,346 @@
+package coll
+
+import (
+	"fmt"
+	"strings"
+	stdsync "sync"
+	"sync/atomic"
+	"unsafe"
+
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// Arrivals on a team that lives on one node (teamNode.local), with
+// AllThreads: every member image calls for itself, the last to arrive runs
+// the node's operation for all of them (run), which needs no transfer, and
+// the others' handles end once it did (sync.Pending, alone).
+//
+// Such a call is a rendezvous of goroutines on different cores, and what
+// it costs is the cache lines that move between them: so its record is
+// laid out for that, and found without a lock. Each member writes its
+// buffers into a line of its own (memberLine) and counts itself in on the
+// record's first line; the last reads the others' lines, runs, and writes
+// the result and the record's end on the Pending's line, which the others
+// poll. That is the floor's protocol (BenchmarkRendezvousFloor) plus the
+// record's lookup, which rides on a line the members touch anyway.
+//
+// Records form a chain in call order. Each image holds the record of its
+// last call on the team (imageTeam.cur) and takes the next through its
+// next pointer; the first member to arrive at a record makes the one after
+// it (so the next call finds it on a line it has already), and an image
+// that finds none makes it and links it with a compare-and-swap, the loser
+// using the winner's. Images may run any number of calls ahead with the
+// non-blocking forms: the chain grows as far as they go. A record is
+// recycled once every member is done with it (synced its handle, or needed
+// none) and every member has moved past it, which is known when the next
+// record is complete: the Pending has a part for each member and one more
+// for the chain, dropped by the next record's last arrival.
+
+// Staging: the root image of a small broadcast or scatter that arrives
+// before the others copies its source into the record and its own block
+// into its destination, and is done: it needs nothing from them, so (with
+// IN_MYSYNC or IN_NOSYNC and OUT_MYSYNC or OUT_NOSYNC) its part of the
+// collective is complete and its call returns at once, as the root of a
+// one-image-per-node broadcast returns once its sends left. The others
+// copy from the staged source. A root stages up to maxStaged calls in a
+// row (it runs that far ahead of the others at most).
+const (
+	maxStageBytes = 8 << 10
+	maxStaged     = 64
+)
+
+// localRec is the record of one AllThreads call on a local team.
+type localRec struct {
+	// The arrival line: every member counts itself in; the chain's links.
+	count atomic.Int32
+	next  atomic.Pointer[localRec]
+	prev  *localRec
+	tn    *teamNode
+	num   uint64 // the call's number among the team's AllThreads calls
+	// the root's staged source, or the direct fold's scratch (written by
+	// one member only: the staging root, or the last)
+	stage []byte
+	// read-mostly
+	lines    []memberLine // by member, a line each
+	release  func()       // recycle, made once
+	sentinel bool         // the chain's start: no call, never recycled
+	done     []int        // members done at Finish (the last's scratch)
+	// What waiting members poll, on a line of its own.
+	_    [64]byte
+	pend gsync.Pending
+	_    [64]byte
+}
+
+// memberLine is what a member writes when it arrives, on a cache line of
+// its own (a record's lines are one allocation, 64 bytes each).
+type memberLine struct {
+	dst, src []byte
+	word     uint64        // the call's signature and the member's flags (lineWord)
+	at       atomic.Uint64 // num+1 of the record's call once the member arrived
+}
+
+// A member line's word: the call's signature (planKey.sig) in the low 56
+// bits, its kind in the next 6 (for a stalled wait's error), and two flags.
+const (
+	lineDone   = 1 << 63 // the member returned at its arrival: it holds no handle
+	lineStaged = 1 << 62 // a staged root: its src is the record's stage
+	lineSig    = lineStaged - 1
+	kindShift  = 56
+)
+
+// lineWord is the word of a member calling k, without flags.
+func lineWord(k *planKey) uint64 {
+	return k.sig()&(1<<kindShift-1) | uint64(k.kind)<<kindShift
+}
+
+var (
+	localRecs     stdsync.Pool
+	localRecsDone atomic.Int64 // records recycled (tests: LocalRecsRecycled)
+)
+
+// newChain is the start of a local team's chain.
+func newChain(tn *teamNode) *localRec {
+	return &localRec{tn: tn, num: ^uint64(0), sentinel: true}
+}
+
+// nextRec is the record after r in the chain, made and linked if no
+// image has yet.
+func (r *localRec) nextRec() *localRec {
+	if nr := r.next.Load(); nr != nil {
+		return nr
+	}
+	nr := newLocalRec(r)
+	if r.next.CompareAndSwap(nil, nr) {
+		return nr
+	}
+	localRecs.Put(nr) // another image linked one first (never used: no generation to end)
+	return r.next.Load()
+}
+
+// newLocalRec makes the record of the call after prev's.
+func newLocalRec(prev *localRec) *localRec {
+	tn, m := prev.tn, len(prev.tn.mem)
+	r, _ := localRecs.Get().(*localRec)
+	if r == nil {
+		r = &localRec{}
+		r.release = r.recycle
+		r.pend.Describe(r.waitingFor)
+	}
+	if r.tn != tn || len(r.lines) != m {
+		// the lines' at words are numbers of this team's calls
+		r.lines = make([]memberLine, m)
+		r.pend.Attach(tn.n.eng, true) // it ends in run, never in the engine
+	}
+	r.tn, r.prev, r.num = tn, prev, prev.num+1
+	r.count.Store(0)
+	r.next.Store(nil)
+	return r
+}
+
+// recycle makes the record serve another call. The members' lines keep
+// their buffers until then: clearing them here would move every member's
+// line to this core on every call (a record in the pool is dropped at the
+// second garbage collection at the latest).
+func (r *localRec) recycle() {
+	localRecsDone.Add(1)
+	r.prev = nil
+	r.pend.Reuse() // handles of this use are dead
+	localRecs.Put(r)
+}
+
+// arriveLocal records member a.mine's AllThreads initiation on a local
+// team: the record of its next call, its line, and its count; the last to
+// arrive runs the call.
+func (im *Image) arriveLocal(a *callArgs) (gsync.Handle, error) {
+	it, tn := a.it, a.tn
+	if it.cur == nil {
+		it.cur = tn.chain
+	}
+	r := it.cur.nextRec()
+	it.cur = r
+	ln := &r.lines[a.mine]
+	ln.dst, ln.src = a.dst[a.mine], a.src[a.mine]
+	word := lineWord(&a.key)
+	if it.ahead < maxStaged && r.stageRoot(a, ln) {
+		word |= lineDone | lineStaged
+		it.ahead++
+	} else {
+		it.ahead = 0
+	}
+	agg := a.key.f&gsync.Aggregate != 0 // an aggregate's member: its handle is not to be synced
+	if agg {
+		word |= lineDone
+	}
+	ln.word = word
+	ln.at.Store(r.num + 1)
+	if int(r.count.Add(1)) == len(tn.mem) {
+		return r.run(a)
+	}
+	r.nextRec() // made now, off the last member's path
+	if word&lineDone != 0 {
+		return gsync.Handle{}, nil
+	}
+	// The generation is stable: the record lives until this member's
+	// part is done.
+	return tn.n.eng.PendingHandle(&r.pend, r.pend.Gen(), a.mine), nil
+}
+
+// stageRoot stages the root's source of a small broadcast or scatter (see
+// maxStageBytes), unless the root arrives last anyway, and reports whether
+// it did: the root's own block is then in its destination, and the others
+// copy theirs from the stage.
+func (r *localRec) stageRoot(a *callArgs, ln *memberLine) bool {
+	tn, k := r.tn, &a.key
+	f := k.f
+	if tn.mem[a.mine] != k.root || f.In() == gsync.InAllSync || f.Out() == gsync.OutAllSync {
+		return false
+	}
+	n := k.n
+	var size int
+	switch k.kind {
+	case kBroadcast:
+		size = n
+	case kScatter:
+		size = n * tn.team.Size()
+	default:
+		return false
+	}
+	if size > maxStageBytes || int(r.count.Load()) == len(tn.mem)-1 {
+		return false
+	}
+	src, dst := ln.src[:size], ln.dst[:n]
+	if cap(r.stage) < size {
+		r.stage = make([]byte, size)
+	}
+	r.stage = r.stage[:size]
+	copy(r.stage, src)
+	own := src[:n]
+	if k.kind == kScatter {
+		own = src[k.root*n : (k.root+1)*n]
+	}
+	copy(dst, own) // alias-safe; identical blocks stay as they are
+	ln.src, ln.dst = r.stage, nil
+	return true
+}
+
+// run runs the record's call on the last member to arrive (a's), with its
+// own key and lists, filled from the members' lines; it needs no transfer,
+// so it runs to its end here. The other members' handles then sync at
+// once.
+func (r *localRec) run(a *callArgs) (gsync.Handle, error) {
+	tn, c := r.tn, &a.call
+	mine := a.mine
+	sig := lineWord(&a.key)
+	var err error
+	staged := false
+	r.done = append(r.done[:0], mine)
+	for m := range r.lines {
+		if m == mine {
+			continue
+		}
+		ln := &r.lines[m]
+		c.dst[m], c.src[m] = ln.dst, ln.src
+		w := ln.word
+		if w&lineSig != sig && err == nil {
+			err = fmt.Errorf("%w: the node's images called different collectives or with different arguments (images %d and %d, %v)",
+				ErrArgsDiffer, tn.team.Image(tn.mem[m]), tn.team.Image(tn.mem[mine]), a.key.kind)
+		}
+		staged = staged || w&lineStaged != 0
+		if w&lineDone != 0 {
+			r.done = append(r.done, m)
+		}
+	}
+	if err == nil {
+		switch {
+		case staged:
+			// A staged broadcast or scatter (its schedule would do the
+			// same copies, but a schedule per record's stage would defeat
+			// the cache).
+			r.blocksFrom(c, r.stage)
+		default:
+			if err = crossOverlap(c, tn); err != nil {
+				break
+			}
+			if r.direct(c) {
+				// a reduction function's panic fails it (the closure stays
+				// on the stack: Run keeps no reference to it)
+				err = gsync.Run(func() error { return r.runDirect(c) })
+				break
+			}
+			c.key.bufs(c)
+			op := tn.n.op(tn, c)
+			op.bindAs(0, 0)          // a local team sends nothing: no tag
+			err = gsync.Run(op.Step) // no transfer: nothing in flight if it fails
+			op.Retire()
+		}
+	}
+	m := len(tn.mem)
+	if a.key.f&gsync.Aggregate != 0 { // nobody syncs an aggregate member's handles
+		r.done = r.done[:0]
+		for k := range m {
+			r.done = append(r.done, k)
+		}
+	}
+	r.pend.Finish(m+1, err, r.release, r.done...) // part m: the chain's
+	if p := r.prev; !p.sentinel {
+		// Every member has arrived here, so every member has moved past
+		// the previous record, which ended before its last member came.
+		p.pend.Drop(m)
+	}
+	return gsync.Handle{}, err
+}
+
+// blocksFrom gives every member its block of a broadcast or scatter from
+// src, the root's source (staged or its own): a staged root has no
+// destination left, and a root's destination identical to its block is
+// left as it is.
+func (r *localRec) blocksFrom(c *call, src []byte) {
+	k, n := &c.key, c.key.n
+	for m, d := range c.dst {
+		if d == nil {
+			continue
+		}
+		from := src[:n]
+		if k.kind == kScatter {
+			from = src[r.tn.mem[m]*n : (r.tn.mem[m]+1)*n]
+		}
+		if !identical(d[:n], from) {
+			copy(d[:n], from)
+		}
+	}
+}
+
+// waitingFor says which of the node's members have not called the
+// record's collective yet (a pending handle's stalled wait).
+func (r *localRec) waitingFor() string {
+	tn := r.tn
+	var missing []int
+	what := "collective"
+	for m := range r.lines {
+		ln := &r.lines[m]
+		if ln.at.Load() != r.num+1 {
+			missing = append(missing, tn.team.Image(tn.mem[m]))
+		} else { // its word was written before at
+			what = kind(ln.word >> kindShift & (1<<(62-kindShift) - 1)).String()
+		}
+	}
+	return fmt.Sprintf("%v AllThreads call #%d on %s (node %d): images %s of the node have not called it",
+		what, r.num, tn.name(), tn.n.me, strings.Trim(fmt.Sprint(missing), "[]"))
+}
+
+// sig is the call's signature: what the node's images must agree on (the
+// key without the buffers), mixed into 64 bits; two calls that differ get
+// different signatures but for a chance of 2^-56 (the bits a member line
+// keeps).
+func (k *planKey) sig() uint64 {
+	h := uint64(k.kind) + 1
+	for _, v := range [...]uint64{
+		uint64(uintptr(unsafe.Pointer(k.team))), uint64(k.f), uint64(k.root), uint64(k.n),
+		uint64(k.es), uint64(k.count), uint64(k.fn), uint64(k.arg),
+		uint64(k.sl.BlockSize), uint64(k.sl.Offset), uint64(k.dl.BlockSize), uint64(k.dl.Offset),
+	} {
+		h = (h ^ v) * 0x9e3779b97f4a7c15
+		h ^= h >> 29
+	}
+	return h
+}
