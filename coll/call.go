@@ -52,11 +52,13 @@ type callArgs struct {
 	segErr     error
 }
 
-// args starts the validation of an initiation of kind k by im on team t.
+// args starts the validation of an initiation of kind k by im on team t
+// into a, a zero callArgs.
 func (im *Image) args(a *callArgs, k kind, t *images.Team, root, n int, f gsync.Flags, nb, multi bool) {
 	a.single, a.multi, a.nb = f&gsync.Single != 0, multi, nb
 	a.threads = f&gsync.AllThreads != 0
-	a.key = planKey{kind: k, team: t, f: f, root: root, n: n}
+	// a is fresh: fields set one by one, not a whole key copied over it
+	a.key.kind, a.key.team, a.key.f, a.key.root, a.key.n = k, t, f, root, n
 	if a.err = im.check(); a.err != nil {
 		return
 	}
@@ -90,7 +92,7 @@ func (im *Image) args(a *callArgs, k kind, t *images.Team, root, n int, f gsync.
 	a.dst, a.src = im.lists[0][:m], im.lists[1][:m]
 	a.mine = 0
 	if a.threads {
-		a.mine, _ = slices.BinarySearch(a.tn.mem, a.it.rank)
+		a.mine = a.it.member
 	}
 }
 
@@ -213,14 +215,24 @@ func crossOverlap(c *call, tn *teamNode) error {
 			}
 			dj, sj := c.area(j, tn)
 			if j > k && overlap(dk, dj) {
-				return fmt.Errorf("%w: destinations of images %d and %d of the node", ErrOverlap, tn.team.Image(tn.mem[k]), tn.team.Image(tn.mem[j]))
+				return errDstDst(tn, k, j)
 			}
 			if overlap(dk, sj) && !(bcast && identical(dk, sj)) {
-				return fmt.Errorf("%w: destination of image %d and source of image %d", ErrOverlap, tn.team.Image(tn.mem[k]), tn.team.Image(tn.mem[j]))
+				return errDstSrc(tn, k, j)
 			}
 		}
 	}
 	return nil
+}
+
+// errDstDst and errDstSrc are crossOverlap's errors: members k and j's
+// destinations overlap, or k's destination and j's source.
+func errDstDst(tn *teamNode, k, j int) error {
+	return fmt.Errorf("%w: destinations of images %d and %d of the node", ErrOverlap, tn.team.Image(tn.mem[k]), tn.team.Image(tn.mem[j]))
+}
+
+func errDstSrc(tn *teamNode, k, j int) error {
+	return fmt.Errorf("%w: destination of image %d and source of image %d", ErrOverlap, tn.team.Image(tn.mem[k]), tn.team.Image(tn.mem[j]))
 }
 
 // run initiates the call once its arguments are valid: at once for a

@@ -31,6 +31,27 @@ func (r *localRec) direct(c *call) bool {
 	return false
 }
 
+// foldOverlap is crossOverlap for a direct fold, where every member's
+// areas are the first es bytes of its destination and of its source.
+func foldOverlap(c *call, tn *teamNode) error {
+	es := c.key.es
+	for k, d := range c.dst {
+		dk := d[:es]
+		for j := range c.dst {
+			if j == k {
+				continue
+			}
+			if j > k && overlap(dk, c.dst[j][:es]) {
+				return errDstDst(tn, k, j)
+			}
+			if overlap(dk, c.src[j][:es]) {
+				return errDstSrc(tn, k, j)
+			}
+		}
+	}
+	return nil
+}
+
 // runDirect runs c directly (see direct).
 func (r *localRec) runDirect(c *call) error {
 	k := &c.key

@@ -3,6 +3,7 @@ package coll
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gocoll/gocoll/images"
@@ -108,6 +109,7 @@ type Image struct {
 type imageTeam struct {
 	tn        *teamNode
 	rank      int    // the image's team rank
+	member    int    // its index among the node's members (tn.mem)
 	calls     uint64 // AllThreads initiations on the team so far
 	creations uint64 // teams made from the team so far
 	aggOpen   bool   // its last collective on the team had Aggregate (aggregate.go)
@@ -116,6 +118,12 @@ type imageTeam struct {
 	// staged root
 	cur   *localRec
 	ahead int
+}
+
+// newImageTeam is the state of the image of team rank rank in team tn.
+func newImageTeam(tn *teamNode, rank int) *imageTeam {
+	m, _ := slices.BinarySearch(tn.mem, rank)
+	return &imageTeam{tn: tn, rank: rank, member: m}
 }
 
 // TeamAll is the team of every image (GASNET_TEAM_ALL).

@@ -312,6 +312,17 @@ func TestOneNodeReductions(t *testing.T) {
 				if err := im.ReduceAll(all, dst, make([]byte, 8), coll.Cyclic, 8, T, fnSumI64, 0, allMy); !errors.Is(err, coll.ErrOverlap) {
 					return fmt.Errorf("image %d, shared destination: %v, want ErrOverlap", me, err)
 				}
+				// Overlap: image 0's destination is image 1's source.
+				d, sb := make([]byte, 8), make([]byte, 8)
+				switch me {
+				case 0:
+					d = shared
+				case 1:
+					sb = shared
+				}
+				if err := im.ReduceAll(all, d, sb, coll.Cyclic, 8, T, fnSumI64, 0, allMy); !errors.Is(err, coll.ErrOverlap) {
+					return fmt.Errorf("image %d, a destination another's source: %v, want ErrOverlap", me, err)
+				}
 				return im.Barrier(all)
 			})
 			if err != nil {

@@ -174,7 +174,7 @@ func (im *Image) arriveLocal(a *callArgs) (gsync.Handle, error) {
 	ln.word = word
 	ln.at.Store(r.num + 1)
 	if int(r.count.Add(1)) == len(tn.mem) {
-		return r.run(a)
+		return r.run(a, word&lineSig)
 	}
 	r.nextRec() // made now, off the last member's path
 	if word&lineDone != 0 {
@@ -223,14 +223,14 @@ func (r *localRec) stageRoot(a *callArgs, ln *memberLine) bool {
 	return true
 }
 
-// run runs the record's call on the last member to arrive (a's), with its
-// own key and lists, filled from the members' lines; it needs no transfer,
+// run runs the record's call on the last member to arrive (a's, whose line
+// word is sig), with its own key and lists, filled from the members'
+// lines; it needs no transfer,
 // so it runs to its end here. The other members' handles then sync at
 // once.
-func (r *localRec) run(a *callArgs) (gsync.Handle, error) {
+func (r *localRec) run(a *callArgs, sig uint64) (gsync.Handle, error) {
 	tn, c := r.tn, &a.call
 	mine := a.mine
-	sig := lineWord(&a.key)
 	var err error
 	staged := false
 	r.done = append(r.done[:0], mine)
@@ -258,10 +258,16 @@ func (r *localRec) run(a *callArgs) (gsync.Handle, error) {
 			// the cache).
 			r.blocksFrom(c, r.stage)
 		default:
-			if err = crossOverlap(c, tn); err != nil {
+			direct := r.direct(c)
+			if direct && c.key.kind == kReduceAll {
+				err = foldOverlap(c, tn)
+			} else {
+				err = crossOverlap(c, tn)
+			}
+			if err != nil {
 				break
 			}
-			if r.direct(c) {
+			if direct {
 				// a reduction function's panic fails it (the closure stays
 				// on the stack: Run keeps no reference to it)
 				err = gsync.Run(func() error { return r.runDirect(c) })

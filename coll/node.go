@@ -263,7 +263,7 @@ func (n *node) join(img int) (*Image, bool, error) {
 	n.joined[k] = true
 	n.arrived++
 	im := &Image{n: n, image: img}
-	im.allTeam = &imageTeam{tn: n.all, rank: img}
+	im.allTeam = newImageTeam(n.all, img)
 	return im, n.arrived == n.count, nil
 }
 

@@ -167,7 +167,7 @@ func (im *Image) makeTeam(parent *images.Team, color, key int, list []int) (*ima
 		if im.teams == nil {
 			im.teams = map[*images.Team]*imageTeam{}
 		}
-		im.teams[t] = &imageTeam{tn: n.teamNodeOf(t), rank: t.Rank(im.image)}
+		im.teams[t] = newImageTeam(n.teamNodeOf(t), t.Rank(im.image))
 		return t, nil
 	}
 }
