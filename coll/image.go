@@ -118,6 +118,7 @@ type imageTeam struct {
 	// staged root
 	cur   *localRec
 	ahead int
+	done  []int // the members done at a record's end, when this image ends it
 }
 
 // newImageTeam is the state of the image of team rank rank in team tn.

@@ -51,20 +51,24 @@ const (
 
 // localRec is the record of one AllThreads call on a local team.
 type localRec struct {
-	// The arrival line: every member counts itself in; the chain's links.
+	// The arrival line: every member counts itself in.
 	count atomic.Int32
-	next  atomic.Pointer[localRec]
-	prev  *localRec
-	tn    *teamNode
-	num   uint64 // the call's number among the team's AllThreads calls
-	// the root's staged source, or the direct fold's scratch (written by
-	// one member only: the staging root, or the last)
-	stage []byte
-	// read-mostly
+	_     [60]byte
+	// Written once per use (by the record's maker, and next by the maker
+	// of the next record, each before the last member arrives), read by
+	// every member: off the arrival line, so that reading them costs the
+	// last member no line the others wrote since.
+	next     atomic.Pointer[localRec]
+	prev     *localRec
+	tn       *teamNode
+	num      uint64       // the call's number among the team's AllThreads calls
 	lines    []memberLine // by member, a line each
-	release  func()       // recycle, made once
 	sentinel bool         // the chain's start: no call, never recycled
-	done     []int        // members done at Finish (the last's scratch)
+	// the root's staged source, or the direct fold's scratch (written by
+	// one member only: the staging root, or the last), and recycle as a
+	// func value made once
+	stage   []byte
+	release func()
 	// What waiting members poll, on a line of its own.
 	_    [64]byte
 	pend gsync.Pending
@@ -233,7 +237,7 @@ func (r *localRec) run(a *callArgs, sig uint64) (gsync.Handle, error) {
 	mine := a.mine
 	var err error
 	staged := false
-	r.done = append(r.done[:0], mine)
+	done := append(a.it.done[:0], mine) // the image's own scratch: no shared line
 	for m := range r.lines {
 		if m == mine {
 			continue
@@ -247,7 +251,7 @@ func (r *localRec) run(a *callArgs, sig uint64) (gsync.Handle, error) {
 		}
 		staged = staged || w&lineStaged != 0
 		if w&lineDone != 0 {
-			r.done = append(r.done, m)
+			done = append(done, m)
 		}
 	}
 	if err == nil {
@@ -282,12 +286,13 @@ func (r *localRec) run(a *callArgs, sig uint64) (gsync.Handle, error) {
 	}
 	m := len(tn.mem)
 	if a.key.f&gsync.Aggregate != 0 { // nobody syncs an aggregate member's handles
-		r.done = r.done[:0]
+		done = done[:0]
 		for k := range m {
-			r.done = append(r.done, k)
+			done = append(done, k)
 		}
 	}
-	r.pend.Finish(m+1, err, r.release, r.done...) // part m: the chain's
+	a.it.done = done
+	r.pend.Finish(m+1, err, r.release, done...) // part m: the chain's
 	if p := r.prev; !p.sentinel {
 		// Every member has arrived here, so every member has moved past
 		// the previous record, which ended before its last member came.
