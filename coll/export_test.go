@@ -15,6 +15,7 @@ func AgreementOf(im *Image, t *images.Team) any {
 	return nil
 }
 
-// LocalRecsRecycled is how many records of local teams' AllThreads calls
-// were recycled so far, for tests that check the chain frees them.
-func LocalRecsRecycled() int64 { return localRecsDone.Load() }
+// LocalRecsMade is how many records of local teams' AllThreads calls were
+// allocated so far (not taken from the pool), for tests that check the
+// chain recycles them.
+func LocalRecsMade() int64 { return localRecsMade.Load() }

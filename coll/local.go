@@ -99,7 +99,7 @@ func lineWord(k *planKey) uint64 {
 
 var (
 	localRecs     stdsync.Pool
-	localRecsDone atomic.Int64 // records recycled (tests: LocalRecsRecycled)
+	localRecsMade atomic.Int64 // records allocated (tests: LocalRecsMade)
 )
 
 // newChain is the start of a local team's chain.
@@ -126,6 +126,7 @@ func newLocalRec(prev *localRec) *localRec {
 	tn, m := prev.tn, len(prev.tn.mem)
 	r, _ := localRecs.Get().(*localRec)
 	if r == nil {
+		localRecsMade.Add(1)
 		r = &localRec{}
 		r.release = r.recycle
 		r.pend.Describe(r.waitingFor)
@@ -142,11 +143,10 @@ func newLocalRec(prev *localRec) *localRec {
 }
 
 // recycle makes the record serve another call. The members' lines keep
-// their buffers until then: clearing them here would move every member's
-// line to this core on every call (a record in the pool is dropped at the
-// second garbage collection at the latest).
+// their buffers until then, as prev keeps the previous record (a record
+// in the pool is dropped at the second garbage collection at the latest):
+// clearing them here would move those lines to this core on every call.
 func (r *localRec) recycle() {
-	localRecsDone.Add(1)
 	r.prev = nil
 	r.pend.Reuse() // handles of this use are dead
 	localRecs.Put(r)

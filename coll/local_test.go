@@ -21,8 +21,8 @@ import (
 //   - image 0 is the root of 200 small blocking broadcasts and runs ahead
 //     of the others (it stages, up to maxStaged = 64 in a row, then
 //     waits); every image gets each call's own value;
-//   - the records of 5000 blocking calls are recycled, all but the last
-//     few, which the chain still holds.
+//   - 5000 blocking calls make (almost) no record: the chain recycles
+//     them.
 func TestLocalChain(t *testing.T) {
 	const T = 3
 	fns := []reducefn.Entry{reducefn.Sum[int64]()}
@@ -99,7 +99,7 @@ func TestLocalChain(t *testing.T) {
 		}
 		// Records recycled.
 		nd.Rendezvous("recycle", T)
-		before := coll.LocalRecsRecycled()
+		made := coll.LocalRecsMade()
 		nd.Rendezvous("counted", T)
 		const calls = 5000
 		for range calls {
@@ -108,8 +108,14 @@ func TestLocalChain(t *testing.T) {
 			}
 		}
 		nd.Rendezvous("done", T)
-		if n := coll.LocalRecsRecycled() - before; n < calls-4 {
-			return fmt.Errorf("%d calls, %d records recycled", calls, n)
+		// A few records serve every call; with the race detector the pool
+		// drops a quarter of them, so about that many are made.
+		most := int64(16)
+		if raceOn {
+			most = calls / 2
+		}
+		if n := coll.LocalRecsMade() - made; n > most {
+			return fmt.Errorf("%d calls made %d records", calls, n)
 		}
 		return nil
 	})

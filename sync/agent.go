@@ -209,10 +209,11 @@ func (h Handle) Done() <-chan struct{} {
 	}
 	for h.pending() { // until the node's other images arrived and started it
 		p := (*Pending)(h.ref)
-		if p.gen.Load() != h.gen || p.finished.Load() {
+		s := p.state.Load()
+		if genOf(s) != h.gen || s&pFinished != 0 {
 			return closedChan // dead, or done without the engine: Try tells which
 		}
-		if !p.started.Load() {
+		if s&pStarted == 0 {
 			runtime.Gosched()
 			continue
 		}

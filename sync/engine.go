@@ -268,14 +268,15 @@ func (e *Engine) noteFinished(slot uint32) {
 // that names the generation, so a stale handle can neither race with the
 // new use nor sync one of its parts.
 type Pending struct {
-	// What a waiting part polls and then syncs, on one cache line (the
-	// record's owner pads around it): the part that finishes the operation
-	// writes it once, and each waiting part reads it, so that a rendezvous
-	// of a node's images moves as few lines between their cores as it can.
-	gen      atomic.Uint32
-	left     atomic.Int32
-	started  atomic.Bool
-	finished atomic.Bool
+	// What a waiting part polls, in one word on a cache line of its own
+	// (the record's owner pads before it): the generation, and whether the
+	// operation started or finished. The part that finishes the operation
+	// fills the next line, which nobody reads meanwhile, then sets the
+	// word once; a rendezvous of a node's images moves as few lines
+	// between their cores as it can.
+	state atomic.Uint64
+	_     [56]byte
+	left  atomic.Int32
 	// An operation that ran to its end without the engine (Finish): the
 	// parts' sync words (armed(gen) until the part synced; the first
 	// len(few) here, the rest in more, grown, never shrunk, so that parts
@@ -291,6 +292,15 @@ type Pending struct {
 	more     atomic.Pointer[[]atomic.Uint32]
 	describe func() string // what a stalled wait says (Describe)
 }
+
+// The state word: flags, and the generation above them.
+const (
+	pStarted  = 1
+	pFinished = 2
+	pGenShift = 2
+)
+
+func genOf(state uint64) uint32 { return uint32(state >> pGenShift) }
 
 // armed is the sync word of a part of generation gen that has not synced;
 // a part that synced holds armed(gen) - 1. Words keep the generation's low
@@ -325,12 +335,12 @@ func (p *Pending) Attach(e *Engine, alone bool) {
 }
 
 // Gen is the record's generation.
-func (p *Pending) Gen() uint32 { return p.gen.Load() }
+func (p *Pending) Gen() uint32 { return genOf(p.state.Load()) }
 
 // Start publishes the ticket of the started operation.
 func (p *Pending) Start(t Ticket) {
 	p.tk.Store(uint64(t.slot)<<32 | uint64(t.gen))
-	p.started.Store(true)
+	p.state.Or(pStarted)
 }
 
 // Finish publishes that the operation is over without the engine (it
@@ -346,7 +356,7 @@ func (p *Pending) Finish(parts int, err error, release func(), done ...int) {
 			p.more.Store(&words)
 		}
 	}
-	a := armed(p.gen.Load())
+	a := armed(p.Gen())
 	for i := range parts {
 		p.word(uint32(i)).Store(a)
 	}
@@ -362,14 +372,14 @@ func (p *Pending) Finish(parts int, err error, release func(), done ...int) {
 	}
 	p.err, p.release = err, release
 	p.left.Store(int32(left))
-	p.finished.Store(true)
+	p.state.Or(pFinished)
 }
 
 // Drop marks part done, a part that holds no handle, after Finish: as a
 // handle's sync would, it counts the part off, and the last part's drop or
 // sync runs release.
 func (p *Pending) Drop(part int) {
-	a := armed(p.gen.Load())
+	a := armed(p.Gen())
 	if w := p.word(uint32(part)); w != nil && w.CompareAndSwap(a, a-1) && p.left.Add(-1) == 0 {
 		p.release()
 	}
@@ -377,9 +387,7 @@ func (p *Pending) Drop(part int) {
 
 // Reuse begins the record's next generation, not started.
 func (p *Pending) Reuse() {
-	p.started.Store(false)
-	p.finished.Store(false)
-	p.gen.Add(1)
+	p.state.Store(uint64(p.Gen()+1) << pGenShift) // not started, not finished
 }
 
 // PendingHandle is part's handle of the operation pending in p's
@@ -406,10 +414,11 @@ const (
 func (h *Handle) resolve() (int, error) {
 	p := (*Pending)(h.ref)
 	part := h.part &^ pendingPart
+	s := p.state.Load()
 	switch {
-	case p.gen.Load() != h.gen:
+	case genOf(s) != h.gen:
 		return notStarted, ErrDeadHandle
-	case p.finished.Load():
+	case s&pFinished != 0:
 		a := armed(h.gen)
 		if w := p.word(part); w == nil || !w.CompareAndSwap(a, a-1) {
 			return notStarted, ErrDeadHandle // synced already, or of an earlier generation
@@ -419,11 +428,11 @@ func (h *Handle) resolve() (int, error) {
 			p.release()
 		}
 		return finished, err
-	case !p.started.Load():
+	case s&pStarted == 0:
 		return notStarted, nil
 	}
 	tk, e := p.tk.Load(), p.e.Load()
-	if p.gen.Load() != h.gen { // the record moved on while we read
+	if p.Gen() != h.gen { // the record moved on while we read
 		return notStarted, ErrDeadHandle
 	}
 	*h = Handle{ref: unsafe.Pointer(e), slot: uint32(tk>>32) + 1, gen: uint32(tk), part: part}
@@ -935,7 +944,7 @@ func (s *spinner) spin(ctx context.Context) error {
 	if s.idle != nil {
 		s.idle()
 	}
-	if s.n%8 == 0 && (s.arrivals != nil && !s.arrivals.started.Load() || s.e != nil && s.e.crowded()) {
+	if s.n%8 == 0 && (s.arrivals != nil && s.arrivals.state.Load()&pStarted == 0 || s.e != nil && s.e.crowded()) {
 		// What this wait needs may be another goroutine's next step (an
 		// image still to arrive, or one polling for all): let it run.
 		runtime.Gosched()

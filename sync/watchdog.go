@@ -139,7 +139,7 @@ func (e *Engine) handlesProgress(hs []Handle) uint64 {
 		case !h.Valid():
 			n += 1 << 32
 		case h.pending():
-			if p := (*Pending)(h.ref); p.started.Load() || p.finished.Load() {
+			if p := (*Pending)(h.ref); p.state.Load()&(pStarted|pFinished) != 0 {
 				n += 1 << 32
 			}
 		default:
@@ -166,10 +166,11 @@ func (e *Engine) failStalled(hs []Handle, d time.Duration) error {
 		}
 		if h.pending() {
 			p := (*Pending)(h.ref)
-			if p.gen.Load() != h.gen || p.finished.Load() {
+			s := p.state.Load()
+			if genOf(s) != h.gen || s&pFinished != 0 {
 				continue
 			}
-			if !p.started.Load() {
+			if s&pStarted == 0 {
 				what := "an operation whose node's images have not all called it"
 				if p.describe != nil {
 					what = p.describe()
@@ -178,7 +179,7 @@ func (e *Engine) failStalled(hs []Handle, d time.Duration) error {
 				continue
 			}
 			tk, pe := p.tk.Load(), p.e.Load()
-			if p.gen.Load() != h.gen { // the record moved on while we read
+			if p.Gen() != h.gen { // the record moved on while we read
 				continue
 			}
 			h = Handle{ref: unsafe.Pointer(pe), slot: uint32(tk>>32) + 1, gen: uint32(tk), part: h.part &^ pendingPart}
