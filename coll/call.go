@@ -258,7 +258,10 @@ func (im *Image) run(a *callArgs) (h gsync.Handle, err error) {
 	if err == nil && a.key.kind != kBarrier {
 		a.it.aggOpen = a.key.f&gsync.Aggregate != 0
 	}
-	if len(a.dst) > 1 { // what the image's lists point to is not its to keep alive
+	if len(a.dst) > 1 && !a.tn.local {
+		// What the image's lists point to is not its to keep alive. (On a
+		// team that lives on the node, the records keep the buffers until
+		// they serve again anyway: local.go.)
 		clear(a.dst)
 		clear(a.src)
 	}

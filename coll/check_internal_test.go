@@ -1,6 +1,7 @@
 package coll
 
 import (
+	"github.com/gocoll/gocoll/images"
 	"testing"
 
 	gsync "github.com/gocoll/gocoll/sync"
@@ -108,5 +109,41 @@ func TestSeqOf(t *testing.T) {
 		if tag > 1<<31-1 || tag>>(seqBits+subBits) != 5 || tag&(1<<subBits-1) != 3 {
 			t.Errorf("wire tag %#x of seq %d", tag, start)
 		}
+	}
+}
+
+// TestSig: the signature that a local team's members compare (local.go)
+// tells apart keys that differ in any one field it covers, as a member
+// line keeps it, and ignores the buffers.
+func TestSig(t *testing.T) {
+	t1, t2 := &images.Team{}, &images.Team{}
+	base := planKey{kind: kReduceAll, team: t1, f: 1 << 3, root: 1, n: 8, es: 8, count: 4, fn: 1, arg: 2,
+		sl: Layout{BlockSize: 1}, dl: Layout{BlockSize: 2, Offset: 1}}
+	vary := map[string]func(k *planKey){
+		"kind":      func(k *planKey) { k.kind = kReduce },
+		"team":      func(k *planKey) { k.team = t2 },
+		"flags":     func(k *planKey) { k.f |= 1 << 6 },
+		"root":      func(k *planKey) { k.root = 2 },
+		"n":         func(k *planKey) { k.n = 1<<32 + 8 },
+		"es":        func(k *planKey) { k.es = 16 },
+		"count":     func(k *planKey) { k.count = 5 },
+		"fn":        func(k *planKey) { k.fn = 0 },
+		"arg":       func(k *planKey) { k.arg = -2 },
+		"sl":        func(k *planKey) { k.sl.BlockSize = 2 },
+		"sl.Offset": func(k *planKey) { k.sl.Offset = 1 },
+		"dl":        func(k *planKey) { k.dl.BlockSize = 3 },
+		"dl.Offset": func(k *planKey) { k.dl.Offset = 0 },
+	}
+	for name, f := range vary {
+		k := base
+		f(&k)
+		if lineWord(&k)&lineSig == lineWord(&base)&lineSig {
+			t.Errorf("%s: same signature %#x", name, lineWord(&k))
+		}
+	}
+	k := base
+	k.dst, k.src, k.bh = bufID{p: new(byte), n: 8}, bufID{n: 3}, 7
+	if lineWord(&k) != lineWord(&base) {
+		t.Error("the buffers change the signature")
 	}
 }

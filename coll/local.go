@@ -340,18 +340,27 @@ func (r *localRec) waitingFor() string {
 }
 
 // sig is the call's signature: what the node's images must agree on (the
-// key without the buffers), mixed into 64 bits; two calls that differ get
-// different signatures but for a chance of 2^-56 (the bits a member line
-// keeps).
+// key without the buffers), mixed into 64 bits. Two lanes of
+// xor-and-multiply (each a bijection of its state for each field, so keys
+// that differ in one field differ), then one final mix: two calls that
+// differ get different signatures but for a chance of about 2^-56 (the
+// bits a member line keeps). It is computed on every call, so the lanes
+// run side by side rather than as one chain.
 func (k *planKey) sig() uint64 {
-	h := uint64(k.kind) + 1
-	for _, v := range [...]uint64{
-		uint64(uintptr(unsafe.Pointer(k.team))), uint64(k.f), uint64(k.root), uint64(k.n),
-		uint64(k.es), uint64(k.count), uint64(k.fn), uint64(k.arg),
-		uint64(k.sl.BlockSize), uint64(k.sl.Offset), uint64(k.dl.BlockSize), uint64(k.dl.Offset),
-	} {
-		h = (h ^ v) * 0x9e3779b97f4a7c15
-		h ^= h >> 29
-	}
-	return h
+	const m1, m2 = 0x9e3779b97f4a7c15, 0xc2b2ae3d27d4eb4f
+	x := uint64(k.kind) | uint64(k.f)<<8 | uint64(uint32(k.root))<<32 // kind < 2^8, flags < 2^24, root < 2^31
+	y := uint64(uintptr(unsafe.Pointer(k.team)))
+	x = (x ^ uint64(k.n)) * m1
+	y = (y ^ uint64(k.es)) * m2
+	x = (x ^ uint64(k.count)) * m1
+	y = (y ^ uint64(k.arg)) * m2
+	x = (x ^ uint64(k.fn)) * m1
+	y = (y ^ uint64(k.sl.BlockSize)) * m2
+	x = (x ^ uint64(k.sl.Offset)) * m1
+	y = (y ^ uint64(k.dl.BlockSize)) * m2
+	x = (x ^ uint64(k.dl.Offset)) * m1
+	h := x ^ (y<<32 | y>>32)
+	h ^= h >> 29
+	h *= m1
+	return h ^ h>>32
 }

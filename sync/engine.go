@@ -356,13 +356,26 @@ func (p *Pending) Finish(parts int, err error, release func(), done ...int) {
 			p.more.Store(&words)
 		}
 	}
+	// Each word is stored once, synced already for the parts in done
+	// (those below 64; any beyond are synced after, as a handle would).
 	a := armed(p.Gen())
-	for i := range parts {
-		p.word(uint32(i)).Store(a)
-	}
+	var synced uint64
 	left := parts
 	for _, d := range done {
-		if p.word(uint32(d)).CompareAndSwap(a, a-1) {
+		if d < 64 && synced&(1<<d) == 0 {
+			synced |= 1 << d
+			left--
+		}
+	}
+	for i := range parts {
+		w := a
+		if i < 64 && synced&(1<<i) != 0 {
+			w = a - 1
+		}
+		p.word(uint32(i)).Store(w)
+	}
+	for _, d := range done {
+		if d >= 64 && p.word(uint32(d)).CompareAndSwap(a, a-1) {
 			left--
 		}
 	}
