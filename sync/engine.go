@@ -356,8 +356,10 @@ func (p *Pending) Finish(parts int, err error, release func(), done ...int) {
 			p.more.Store(&words)
 		}
 	}
-	// Each word is stored once, synced already for the parts in done
-	// (those below 64; any beyond are synced after, as a handle would).
+	// Only the words of parts that are to sync are stored: the others
+	// (in done, below 64; any beyond are synced after, as a handle would)
+	// keep a value of an earlier generation, which no handle of this one
+	// can sync, as a synced word would be.
 	a := armed(p.Gen())
 	var synced uint64
 	left := parts
@@ -368,11 +370,9 @@ func (p *Pending) Finish(parts int, err error, release func(), done ...int) {
 		}
 	}
 	for i := range parts {
-		w := a
-		if i < 64 && synced&(1<<i) != 0 {
-			w = a - 1
+		if i >= 64 || synced&(1<<i) == 0 {
+			p.word(uint32(i)).Store(a)
 		}
-		p.word(uint32(i)).Store(w)
 	}
 	for _, d := range done {
 		if d >= 64 && p.word(uint32(d)).CompareAndSwap(a, a-1) {
