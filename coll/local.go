@@ -22,7 +22,8 @@ import (
 // record's first line; the last reads the others' lines, runs, and writes
 // the result and the record's end on the Pending's line, which the others
 // poll. That is the floor's protocol (BenchmarkRendezvousFloor) plus the
-// record's lookup, which rides on a line the members touch anyway.
+// record's lookup, on a line that the record's maker wrote before the
+// last member needs it.
 //
 // Records form a chain in call order. Each image holds the record of its
 // last call on the team (imageTeam.cur) and takes the next through its
