@@ -126,7 +126,8 @@ var nodes stdsync.Map // Conduit -> *node
 // calling image's number, one of the node's images in the table's
 // node-major numbering. It returns that image's object, through which the
 // image (or, for the node's images together, a representative) calls
-// collectives.
+// collectives. The node keeps its own copy of the function table fns (the
+// first image's): changing fns afterwards changes nothing.
 //
 // Init waits up to Options.InitTimeout (DefaultInitTimeout when 0) for the
 // node's other images and for the other nodes; then it fails with
