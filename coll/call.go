@@ -200,12 +200,18 @@ func identical(x, y []byte) bool {
 // only read are let be), except that a broadcast's source may be identical
 // to one destination.
 func crossOverlap(c *call, tn *teamNode) error {
+	return overlapAmong(c, tn, func(k int) (d, s []byte) { return c.area(k, tn) })
+}
+
+// overlapAmong is crossOverlap with member k's data areas given by area
+// (a direct fold knows them without the general computation: direct.go).
+func overlapAmong(c *call, tn *teamNode, area func(k int) (d, s []byte)) error {
 	if len(c.dst) < 2 {
 		return nil
 	}
 	bcast := c.key.kind == kBroadcast
 	for k := range c.dst {
-		dk, _ := c.area(k, tn)
+		dk, _ := area(k)
 		if len(dk) == 0 {
 			continue
 		}
@@ -213,26 +219,16 @@ func crossOverlap(c *call, tn *teamNode) error {
 			if j == k {
 				continue
 			}
-			dj, sj := c.area(j, tn)
+			dj, sj := area(j)
 			if j > k && overlap(dk, dj) {
-				return errDstDst(tn, k, j)
+				return fmt.Errorf("%w: destinations of images %d and %d of the node", ErrOverlap, tn.team.Image(tn.mem[k]), tn.team.Image(tn.mem[j]))
 			}
 			if overlap(dk, sj) && !(bcast && identical(dk, sj)) {
-				return errDstSrc(tn, k, j)
+				return fmt.Errorf("%w: destination of image %d and source of image %d", ErrOverlap, tn.team.Image(tn.mem[k]), tn.team.Image(tn.mem[j]))
 			}
 		}
 	}
 	return nil
-}
-
-// errDstDst and errDstSrc are crossOverlap's errors: members k and j's
-// destinations overlap, or k's destination and j's source.
-func errDstDst(tn *teamNode, k, j int) error {
-	return fmt.Errorf("%w: destinations of images %d and %d of the node", ErrOverlap, tn.team.Image(tn.mem[k]), tn.team.Image(tn.mem[j]))
-}
-
-func errDstSrc(tn *teamNode, k, j int) error {
-	return fmt.Errorf("%w: destination of image %d and source of image %d", ErrOverlap, tn.team.Image(tn.mem[k]), tn.team.Image(tn.mem[j]))
 }
 
 // run initiates the call once its arguments are valid: at once for a
@@ -449,12 +445,19 @@ func (r *arrival) fail(err error) { r.err.Store(&err) }
 func (r *arrival) finishMember(err error) (gsync.Handle, error) {
 	n := len(r.tn.mem)
 	r.tn.n.eng.Arriving(-1)
-	r.all = r.all[:0]
-	for m := range n {
-		r.all = append(r.all, m)
-	}
+	r.all = allMembers(r.all, n)
 	r.pend.Finish(n, err, r.release, r.all...)
 	return gsync.Handle{}, err
+}
+
+// allMembers is buf holding every member index of a node's n members: an
+// aggregate member's record, whose handles nobody syncs, is done for all.
+func allMembers(buf []int, n int) []int {
+	buf = buf[:0]
+	for m := range n {
+		buf = append(buf, m)
+	}
+	return buf
 }
 
 // Bind implements sync.Op; the arrival took its sequence number when made.

@@ -35,21 +35,7 @@ func (r *localRec) direct(c *call) bool {
 // areas are the first es bytes of its destination and of its source.
 func foldOverlap(c *call, tn *teamNode) error {
 	es := c.key.es
-	for k, d := range c.dst {
-		dk := d[:es]
-		for j := range c.dst {
-			if j == k {
-				continue
-			}
-			if j > k && overlap(dk, c.dst[j][:es]) {
-				return errDstDst(tn, k, j)
-			}
-			if overlap(dk, c.src[j][:es]) {
-				return errDstSrc(tn, k, j)
-			}
-		}
-	}
-	return nil
+	return overlapAmong(c, tn, func(k int) (d, s []byte) { return c.dst[k][:es], c.src[k][:es] })
 }
 
 // runDirect runs c directly (see direct).

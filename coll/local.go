@@ -286,11 +286,8 @@ func (r *localRec) run(a *callArgs, sig uint64) (gsync.Handle, error) {
 		}
 	}
 	m := len(tn.mem)
-	if a.key.f&gsync.Aggregate != 0 { // nobody syncs an aggregate member's handles
-		done = done[:0]
-		for k := range m {
-			done = append(done, k)
-		}
+	if a.key.f&gsync.Aggregate != 0 {
+		done = allMembers(done, m)
 	}
 	a.it.done = done
 	r.pend.Finish(m+1, err, r.release, done...) // part m: the chain's

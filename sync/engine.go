@@ -744,27 +744,17 @@ func (h Handle) Wait(ctx context.Context) error {
 	e := h.engine()
 	w := watchOf(e, nil)
 	w.one, w.single = h, true // held by value: a slice of it would escape with the spinner
-	if !h.pending() {
-		return Rethrow(waitFor(ctx, e, h.try, w, nil))
-	}
-	p := (*Pending)(h.ref)
-	if p.alone.Load() {
-		// The operation ends in Finish, not in the engine: the wait reads
-		// the record only, and is not counted among the engine's waiters
-		// (a line the node's images would otherwise pass between them on
-		// every call).
-		sp := spinner{w: w, idle: e.idle, arrivals: p}
-		if e.shared {
-			sp.e = e
-		}
-		return Rethrow(spinUntil(ctx, &sp, h.tryPending))
+	var p *Pending
+	if h.pending() {
+		p = (*Pending)(h.ref)
 	}
 	return Rethrow(waitFor(ctx, e, h.try, w, p))
 }
 
 // waitFor calls try until it reports success or an error, pacing the
 // loop with a spinner that calls idle between tries and runs the
-// stall watchdog w.
+// stall watchdog w. arrivals is the record of a pending handle waited
+// for (the first, for several), nil if none is.
 func waitFor(ctx context.Context, e *Engine, try func() (bool, error), w watch, arrivals *Pending) error {
 	sp := spinner{w: w, arrivals: arrivals}
 	if e != nil {
@@ -772,7 +762,12 @@ func waitFor(ctx context.Context, e *Engine, try func() (bool, error), w watch, 
 		if e.shared {
 			sp.e = e
 		}
-		if e.shared || e.hasAgent.Load() {
+		// A wait for a single operation that ends in Finish, not in the
+		// engine (Attach's alone), reads its record only and is not counted
+		// among the engine's waiters: a line the node's images would
+		// otherwise pass between them on every call.
+		alone := w.single && arrivals != nil && arrivals.alone.Load()
+		if (e.shared || e.hasAgent.Load()) && !alone {
 			e.waiters.Add(1)
 			err := spinUntil(ctx, &sp, try)
 			// Only an agent listens (StartAgent sets hasAgent before it
