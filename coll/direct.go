@@ -8,16 +8,31 @@ package coll
 //
 //   - a Broadcast: the root's block copied to every other destination;
 //   - a ReduceAll of one element per member in rank order (Cyclic with
-//     count = team size, what MPI_Allreduce users write) of at most
-//     maxDirectFold bytes: the elements folded left to right in rank
-//     order, the order of the schedule's local fold (reducer.foldSegs), so
-//     the results are bitwise the same, then copied to every destination.
+//     count = team size, what MPI_Allreduce users write), of any size: the
+//     elements folded left to right in rank order, the order of the
+//     schedule's local fold (reducer.foldSegs), so the results are bitwise
+//     the same, then copied to every destination. The schedule would do
+//     the same fold and copies through internal buffers of several
+//     elements, built anew on every call once they pass cacheMaxBytes.
 //
 // Both read every source before writing any destination, so a member
 // reducing in place (its destination its source) gets the results of
 // separate buffers, and the callback never gets results aliasing an
-// operand (the fold alternates between two scratch elements).
-const maxDirectFold = maxStageBytes
+// operand (the fold alternates between two scratch pieces, the running
+// image's own: imageTeam.fold). A piece of a destination is written only
+// after every source's same piece was read, and areas that are not
+// identical do not overlap (foldOverlap), so folding piece by piece keeps
+// this.
+
+// An element whose function allows splitting it (reducefn.Entry.Scalar)
+// is folded and copied out foldChunk bytes at a time, so that the pieces
+// stay in the core's cache from the fold to the copies; any other element
+// as a whole. maxKeptFold is the largest fold scratch (two pieces) an image
+// keeps from one call to the next; a larger fold allocates its own.
+const (
+	foldChunk   = 16 << 10
+	maxKeptFold = 4 << 20
+)
 
 // direct reports whether call c runs directly.
 func (r *localRec) direct(c *call) bool {
@@ -26,7 +41,7 @@ func (r *localRec) direct(c *call) bool {
 	case kBroadcast:
 		return true
 	case kReduceAll:
-		return k.sl == Cyclic && k.count == len(r.tn.mem) && k.es <= maxDirectFold
+		return k.sl == Cyclic && k.count == len(r.tn.mem)
 	}
 	return false
 }
@@ -38,8 +53,8 @@ func foldOverlap(c *call, tn *teamNode) error {
 	return overlapAmong(c, tn, func(k int) (d, s []byte) { return c.dst[k][:es], c.src[k][:es] })
 }
 
-// runDirect runs c directly (see direct).
-func (r *localRec) runDirect(c *call) error {
+// runDirect runs c directly (see direct), on the image of it.
+func (r *localRec) runDirect(c *call, it *imageTeam) error {
 	k := &c.key
 	if k.kind == kBroadcast {
 		r.blocksFrom(c, c.src[k.root]) // member k.root: team ranks are the members' indices
@@ -47,17 +62,29 @@ func (r *localRec) runDirect(c *call) error {
 	}
 	es := k.es
 	rd := r.tn.n.reducerOf(k)
-	if cap(r.stage) < 2*es {
-		r.stage = make([]byte, 2*es)
+	step := es
+	if rd.scalar > 0 && es > foldChunk {
+		step = max(rd.scalar, foldChunk/rd.scalar*rd.scalar)
 	}
-	acc := c.src[0][:es]
-	for m := 1; m < len(c.src); m++ {
-		t := r.stage[m%2*es : (m%2+1)*es]
-		rd.call(t, acc, c.src[m][:es], es)
-		acc = t
+	scratch := it.fold
+	if cap(scratch) < 2*step {
+		scratch = make([]byte, 2*step)
+		if 2*step <= maxKeptFold {
+			it.fold = scratch
+		}
 	}
-	for _, d := range c.dst {
-		copy(d[:es], acc)
+	for lo := 0; lo < es; lo += step {
+		hi := min(lo+step, es)
+		n := hi - lo
+		acc := c.src[0][lo:hi]
+		for m := 1; m < len(c.src); m++ {
+			t := scratch[m%2*step : m%2*step+n]
+			rd.call(t, acc, c.src[m][lo:hi], n)
+			acc = t
+		}
+		for _, d := range c.dst {
+			copy(d[lo:hi], acc)
+		}
 	}
 	return nil
 }

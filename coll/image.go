@@ -118,7 +118,8 @@ type imageTeam struct {
 	// staged root
 	cur   *localRec
 	ahead int
-	done  []int // the members done at a record's end, when this image ends it
+	done  []int  // the members done at a record's end, when this image ends it
+	fold  []byte // the direct fold's scratch, when this image runs one (direct.go)
 }
 
 // newImageTeam is the state of the image of team rank rank in team tn.

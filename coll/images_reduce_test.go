@@ -202,6 +202,12 @@ func directList(P int) []reduction {
 		es := map[int]int{fnSumI64: 16, fnMat2: 32, fnConcat: 48}[fn]
 		list = append(list, reduction{kind: "all", fn: fn, es: es, count: P, src: coll.Cyclic, seed: 40 + i})
 	}
+	// Large elements run directly too: split into pieces (foldChunk) with
+	// a short last one, also beyond maxKeptFold, and a function that
+	// allows no split, folded whole.
+	for i, x := range []struct{ fn, es int }{{fnSumI64, 8<<10 + 16}, {fnSumI64, 40<<10 + 24}, {fnSumI64, 2<<20 + 8}, {fnConcat, 20 << 10}} {
+		list = append(list, reduction{kind: "all", fn: x.fn, es: x.es, count: P, src: coll.Cyclic, seed: 50 + i})
+	}
 	return list
 }
 

@@ -65,9 +65,8 @@ type localRec struct {
 	num      uint64       // the call's number among the team's AllThreads calls
 	lines    []memberLine // by member, a line each
 	sentinel bool         // the chain's start: no call, never recycled
-	// the root's staged source, or the direct fold's scratch (written by
-	// one member only: the staging root, or the last), and recycle as a
-	// func value made once
+	// the root's staged source (written by the staging root only), and
+	// recycle as a func value made once
 	stage   []byte
 	release func()
 	// What waiting members poll, on a line of its own.
@@ -275,7 +274,7 @@ func (r *localRec) run(a *callArgs, sig uint64) (gsync.Handle, error) {
 			if direct {
 				// a reduction function's panic fails it (the closure stays
 				// on the stack: Run keeps no reference to it)
-				err = gsync.Run(func() error { return r.runDirect(c) })
+				err = gsync.Run(func() error { return r.runDirect(c, a.it) })
 				break
 			}
 			c.key.bufs(c)
