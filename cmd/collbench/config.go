@@ -101,8 +101,11 @@ side is MPI_Bcast or MPI_Allreduce over the np ranks, as in gocoll.Broadcast
 and gocoll.ReduceAll. They print with T spelled out (gocoll.T2.Broadcast at
 np 2; --ops takes either name) and are skipped at np 1. A last table,
 "images per node", divides each one's Go avg by that of gocoll.Broadcast or
-gocoll.ReduceAll at the same size; the CSV file gets it as rows named A/B,
-with row A's Go figures in the go_* columns and row B's in the c_* columns.
+gocoll.ReduceAll at the same size, and (per native) the two rows' Go/C: both
+C columns time the same native call, so that figure cancels a change of the
+machine's speed between the two rows. The CSV file gets the table as rows
+named A/B, with row A's Go figures in the go_* columns and row B's in the
+c_* columns.
 
 --plot FILE.png draws the gocoll.* rows when the table is done (rank 0):
 FILE.png, each collective's average latency by size on log-log axes, gocoll

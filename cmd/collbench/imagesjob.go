@@ -414,6 +414,9 @@ func imagesRatios(es []entry, rows []row, np int) []row {
 			r := a
 			r.op = a.op + "/" + one.op
 			r.cAvg, r.cMin, r.cMax = one.goAvg, one.goMin, one.goMax
+			if a.ratio() > 0 && one.ratio() > 0 {
+				r.perNative = a.ratio() / one.ratio()
+			}
 			out = append(out, r)
 		}
 	}

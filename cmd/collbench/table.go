@@ -17,6 +17,10 @@ type row struct {
 	goAvg, goMin, goMax float64
 	cAvg, cMin, cMax    float64
 	allocs              float64 // Go heap allocations per iteration, worst rank
+	// perNative, in an images-per-node ratio row only: the two rows' Go/C
+	// ratios divided, each row's gocoll figure taken against the native
+	// collective timed beside it (0 when either has no C figure)
+	perNative float64
 }
 
 // ratio is Go avg over C avg (0 when C took no measurable time).
@@ -114,7 +118,7 @@ func (t *table) imagesNote(np int) {
 	t.note(fmt.Sprintf("other ranks sleep: Go avg/min/max are rank 0's alone; C is native MPI over %d ranks, avg across ranks", np))
 }
 
-const ratioFormat = "%-38s %9s %10s %10s %7s\n"
+const ratioFormat = "%-38s %9s %10s %10s %7s %10s\n"
 
 // imagesTable ends the output with the images-per-node ratios (rows made
 // by imagesRatios), when there are any; they go to the CSV file too, after
@@ -125,10 +129,13 @@ func (t *table) imagesTable(rs []row, np int) {
 		return
 	}
 	t.printf("#\n# images per node, T = np = %d: gocoll with T images on one process (rank 0) over gocoll with\n", np)
-	t.printf("# one image on each of %d processes; ratio = Go avg / Go avg of the two rows, same run (< 1: one process is faster)\n", np)
-	t.printf(ratioFormat, "# Rows", "Size(B)", "T images", "1 image", "ratio")
+	t.printf("# one image on each of %d processes; ratio = Go avg / Go avg of the two rows, same run (< 1: one process is faster);\n", np)
+	t.printf("# per native = the two rows' Go/C divided: each row against the same native collective timed beside it,\n")
+	t.printf("# which cancels a change of the machine's speed between the rows (BENCHMARKS.md, \"Two machine states\")\n")
+	t.printf(ratioFormat, "# Rows", "Size(B)", "T images", "1 image", "ratio", "per native")
 	for _, r := range rs {
-		t.printf(ratioFormat, r.op, strconv.Itoa(r.size), us(r.goAvg), us(r.cAvg), strconv.FormatFloat(r.ratio(), 'f', 2, 64))
+		t.printf(ratioFormat, r.op, strconv.Itoa(r.size), us(r.goAvg), us(r.cAvg), strconv.FormatFloat(r.ratio(), 'f', 2, 64),
+			strconv.FormatFloat(r.perNative, 'f', 2, 64))
 		t.csvRow(r)
 	}
 }

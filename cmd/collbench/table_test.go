@@ -100,7 +100,7 @@ func TestImagesTable(t *testing.T) {
 	}
 	es := entries(&bench{})
 	rows := []row{
-		{op: "gocoll.Broadcast", size: 8, sized: true, ranks: 2, goAvg: 2, goMin: 1, goMax: 3},
+		{op: "gocoll.Broadcast", size: 8, sized: true, ranks: 2, goAvg: 2, goMin: 1, goMax: 3, cAvg: 4},
 		{op: "gocoll.Broadcast", size: 64, sized: true, ranks: 2, goAvg: 4, goMin: 3, goMax: 5},
 		{op: "gocoll.T2.Broadcast", size: 8, sized: true, ranks: 2, iters: 10, warmup: 1, goAvg: 1, goMin: 1, goMax: 1, cAvg: 9, allocs: 0.5},
 		{op: "gocoll.T2.Broadcast", size: 64, sized: true, ranks: 2, goAvg: 6, goMin: 6, goMax: 6},
@@ -123,16 +123,20 @@ func TestImagesTable(t *testing.T) {
 		"#",
 		"# images per node, T = np = 2:",
 		"# one image on each of 2 processes; ratio",
-		"# Rows                                   Size(B)   T images    1 image   ratio",
-		"gocoll.T2.Broadcast/gocoll.Broadcast           8       1.00       2.00    0.50",
-		"gocoll.T2.Broadcast/gocoll.Broadcast          64       6.00       4.00    1.50",
+		"# per native = the two rows' Go/C divided",
+		"# which cancels a change of the machine's speed",
+		"# Rows                                   Size(B)   T images    1 image   ratio per native",
+		// (1/9) / (2/4): each row against its own native figure
+		"gocoll.T2.Broadcast/gocoll.Broadcast           8       1.00       2.00    0.50       0.22",
+		// no C figure in either row: no per-native ratio
+		"gocoll.T2.Broadcast/gocoll.Broadcast          64       6.00       4.00    1.50       0.00",
 	} {
 		if i >= len(lines) || !strings.HasPrefix(lines[i], want) {
 			t.Errorf("line %d = %q, want prefix %q\n%s", i, lines[min(i, len(lines)-1)], want, out.String())
 		}
 	}
-	if len(lines) != 9 {
-		t.Errorf("%d lines, want 9:\n%s", len(lines), out.String())
+	if len(lines) != 11 {
+		t.Errorf("%d lines, want 11:\n%s", len(lines), out.String())
 	}
 	if n := len(rowFormatHeader()); len(lines[2]) != n {
 		t.Errorf("row %q: length %d, header %d", lines[2], len(lines[2]), n)
