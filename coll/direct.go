@@ -83,7 +83,9 @@ func (r *localRec) runDirect(c *call, it *imageTeam) error {
 			acc = t
 		}
 		for _, d := range c.dst {
-			copy(d[lo:hi], acc)
+			if d != nil { // a member that folds its own (local.go, self)
+				copy(d[lo:hi], acc)
+			}
 		}
 	}
 	return nil

@@ -57,7 +57,9 @@
 //     the record with the team's next sequence number, the last starts the
 //     node's operation. On a team that lives on one node they are gathered
 //     without a lock in arriveLocal (local.go), where the last runs the
-//     call, and a staged root returns at once (stageRoot).
+//     call, a staged root returns at once (stageRoot), and in a small
+//     ReduceAll an image in the blocking form folds its own result from
+//     the elements the others brought (self).
 //   - Input sync modes are enforced in withSync (syncmodes.go): IN_ALLSYNC
 //     prepends a dissemination barrier between nodes; IN_MYSYNC and
 //     IN_NOSYNC need none, because a node's part starts once its images
@@ -170,7 +172,9 @@
 // last image runs the node's part itself, with no engine at all (it needs
 // no transfer), a Broadcast and a
 // ReduceAll of one element per image with no schedule either (direct.go),
-// and the root of a small broadcast or scatter in IN_MYSYNC/IN_NOSYNC and
+// an image that calls such a ReduceAll of at most 48 bytes in a blocking
+// form outside OUT_ALLSYNC folds its own result from the other images'
+// elements and leaves without waiting for the last, and the root of a small broadcast or scatter in IN_MYSYNC/IN_NOSYNC and
 // OUT_MYSYNC/OUT_NOSYNC modes that arrives first stages its source and
 // returns at once, as the root of a one-image-per-node broadcast does once
 // its sends left (so it cannot see a later image's disagreeing arguments:

@@ -1,6 +1,7 @@
 package coll
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	stdsync "sync"
@@ -23,7 +24,11 @@ import (
 // the result and the record's end on the Pending's line, which the others
 // poll. That is the floor's protocol (BenchmarkRendezvousFloor) plus the
 // record's lookup, on a line that the record's maker wrote before the
-// last member needs it.
+// last member needs it. In a small ReduceAll the members bring their
+// elements in their lines, and those that called the blocking form fold
+// their own results from them rather than wait for the last (self, see
+// inlineBytes): one line from each other member instead of a chain of
+// three.
 //
 // Records form a chain in call order. Each image holds the record of its
 // last call on the team (imageTeam.cur) and takes the next through its
@@ -75,22 +80,48 @@ type localRec struct {
 	_    [64]byte
 }
 
-// memberLine is what a member writes when it arrives, on a cache line of
-// its own (a record's lines are one allocation, 64 bytes each).
+// memberLine is what a member writes when it arrives, on two cache lines
+// of its own (a record's lines are one allocation, 128 bytes each): first
+// what the others poll and read in a small call (its arrival, its word and
+// the element it brought: inline), then its buffers.
 type memberLine struct {
-	dst, src []byte
-	word     uint64        // the call's signature and the member's flags (lineWord)
-	at       atomic.Uint64 // num+1 of the record's call once the member arrived
+	at   atomic.Uint64 // num+1 of the record's call once the member arrived
+	word uint64        // the call's signature and the member's flags (lineWord)
+	val  [inlineBytes]byte
+	dst  []byte
+	src  []byte
+	_    [16]byte
 }
 
 // A member line's word: the call's signature (planKey.sig) in the low 56
-// bits, its kind in the next 6 (for a stalled wait's error), and two flags.
+// bits, its kind in the next 5 (for a stalled wait's error), and three
+// flags, which the signature's comparison leaves out.
 const (
 	lineDone   = 1 << 63 // the member returned at its arrival: it holds no handle
-	lineStaged = 1 << 62 // a staged root: its src is the record's stage
-	lineSig    = lineStaged - 1
+	lineStaged = 1 << 62 // a staged root: its src is the record's stage or its val
+	lineSelf   = 1 << 61 // the member folds its own result from the lines (self)
+	lineSig    = lineSelf - 1
 	kindShift  = 56
 )
+
+// Inline: in a small ReduceAll of one element per member that may read
+// sources at once (not IN_ALLSYNC), each member copies its element into
+// its line as it arrives, and the fold reads the lines, not the members'
+// buffers. A member that calls the blocking form and may leave before the
+// others are done (not OUT_ALLSYNC) then needs nobody to run the call for
+// it: once every line has arrived it folds its own result (self), in the
+// same order as run, and leaves; the others' lines are one cache line
+// each, and nothing waits for the last member's end of the record. A
+// broadcast or scatter root stages a block of at most inlineBytes in its
+// val.
+const inlineBytes = 48
+
+// inline reports whether members calling k bring their elements in their
+// lines (see inlineBytes).
+func (r *localRec) inline(k *planKey) bool {
+	return k.kind == kReduceAll && k.sl == Cyclic && k.count == len(r.tn.mem) && k.es <= inlineBytes &&
+		k.f.In() != gsync.InAllSync
+}
 
 // lineWord is the word of a member calling k, without flags.
 func lineWord(k *planKey) uint64 {
@@ -175,6 +206,12 @@ func (im *Image) arriveLocal(a *callArgs) (gsync.Handle, error) {
 	if agg {
 		word |= lineDone
 	}
+	if r.inline(&a.key) {
+		copy(ln.val[:], ln.src[:a.key.es])
+		if !a.nb && !agg && a.key.f.Out() != gsync.OutAllSync {
+			word |= lineSelf
+		}
+	}
 	ln.word = word
 	ln.at.Store(r.num + 1)
 	if int(r.count.Add(1)) == len(tn.mem) {
@@ -185,8 +222,54 @@ func (im *Image) arriveLocal(a *callArgs) (gsync.Handle, error) {
 		return gsync.Handle{}, nil
 	}
 	// The generation is stable: the record lives until this member's
-	// part is done.
-	return tn.n.eng.PendingHandle(&r.pend, r.pend.Gen(), a.mine), nil
+	// part is done (a self member's: until it arrives at the next record).
+	h := tn.n.eng.PendingHandle(&r.pend, r.pend.Gen(), a.mine)
+	if word&lineSelf != 0 {
+		return gsync.Handle{}, r.self(a, h, word&lineSig)
+	}
+	return h, nil
+}
+
+// self folds a self member's result (see inlineBytes): it waits, as a wait
+// on its handle h would (pacing, stall watchdog), for every member's line,
+// then checks and folds as run does, writing its own destination only.
+// The last member's run counts its part as done.
+func (r *localRec) self(a *callArgs, h gsync.Handle, sig uint64) error {
+	want, next := r.num+1, 0
+	err := h.WaitReady(context.Background(), func() bool {
+		for ; next < len(r.lines); next++ {
+			if r.lines[next].at.Load() != want {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	c := &a.call
+	if _, err := r.gather(a, sig); err != nil {
+		return err
+	}
+	if err := foldOverlap(c, r.tn); err != nil {
+		return err
+	}
+	r.fromLines(c, a.mine, true)
+	return gsync.Run(func() error { return r.runDirect(c, a.it) })
+}
+
+// fromLines makes c, whose lists gather filled for member mine, fold the
+// elements in the lines (inline): into mine's destination only (self), or
+// into those of mine and of the members that do not fold their own (run).
+func (r *localRec) fromLines(c *call, mine int, self bool) {
+	es := c.key.es
+	for m := range r.lines {
+		ln := &r.lines[m]
+		c.src[m] = ln.val[:es]
+		if m != mine && (self || ln.word&lineSelf != 0) {
+			c.dst[m] = nil
+		}
+	}
 }
 
 // stageRoot stages the root's source of a small broadcast or scatter (see
@@ -213,17 +296,20 @@ func (r *localRec) stageRoot(a *callArgs, ln *memberLine) bool {
 		return false
 	}
 	src, dst := ln.src[:size], ln.dst[:n]
-	if cap(r.stage) < size {
-		r.stage = make([]byte, size)
+	stage := ln.val[:min(size, inlineBytes)] // a small block goes with the root's line
+	if size > inlineBytes {
+		if cap(r.stage) < size {
+			r.stage = make([]byte, size)
+		}
+		stage = r.stage[:size]
 	}
-	r.stage = r.stage[:size]
-	copy(r.stage, src)
+	copy(stage, src)
 	own := src[:n]
 	if k.kind == kScatter {
 		own = src[k.root*n : (k.root+1)*n]
 	}
 	copy(dst, own) // alias-safe; identical blocks stay as they are
-	ln.src, ln.dst = r.stage, nil
+	ln.src, ln.dst = stage, nil
 	return true
 }
 
@@ -234,33 +320,14 @@ func (r *localRec) stageRoot(a *callArgs, ln *memberLine) bool {
 // once.
 func (r *localRec) run(a *callArgs, sig uint64) (gsync.Handle, error) {
 	tn, c := r.tn, &a.call
-	mine := a.mine
-	var err error
-	staged := false
-	done := append(a.it.done[:0], mine) // the image's own scratch: no shared line
-	for m := range r.lines {
-		if m == mine {
-			continue
-		}
-		ln := &r.lines[m]
-		c.dst[m], c.src[m] = ln.dst, ln.src
-		w := ln.word
-		if w&lineSig != sig && err == nil {
-			err = fmt.Errorf("%w: the node's images called different collectives or with different arguments (images %d and %d, %v)",
-				ErrArgsDiffer, tn.team.Image(tn.mem[m]), tn.team.Image(tn.mem[mine]), a.key.kind)
-		}
-		staged = staged || w&lineStaged != 0
-		if w&lineDone != 0 {
-			done = append(done, m)
-		}
-	}
+	staged, err := r.gather(a, sig)
 	if err == nil {
 		switch {
 		case staged:
 			// A staged broadcast or scatter (its schedule would do the
 			// same copies, but a schedule per record's stage would defeat
-			// the cache).
-			r.blocksFrom(c, r.stage)
+			// the cache): from the root's line's src, the stage.
+			r.blocksFrom(c, c.src[c.key.root])
 		default:
 			direct := r.direct(c)
 			if direct && c.key.kind == kReduceAll {
@@ -270,6 +337,9 @@ func (r *localRec) run(a *callArgs, sig uint64) (gsync.Handle, error) {
 			}
 			if err != nil {
 				break
+			}
+			if direct && r.inline(&c.key) {
+				r.fromLines(c, a.mine, false)
 			}
 			if direct {
 				// a reduction function's panic fails it (the closure stays
@@ -285,6 +355,7 @@ func (r *localRec) run(a *callArgs, sig uint64) (gsync.Handle, error) {
 		}
 	}
 	m := len(tn.mem)
+	done := a.it.done
 	if a.key.f&gsync.Aggregate != 0 {
 		done = allMembers(done, m)
 	}
@@ -296,6 +367,34 @@ func (r *localRec) run(a *callArgs, sig uint64) (gsync.Handle, error) {
 		p.pend.Drop(m)
 	}
 	return gsync.Handle{}, err
+}
+
+// gather fills the lists of a's call with the other members' buffers from
+// their lines, and a.it.done with the members that need no sync at the
+// record's end (a's own, those that returned at their arrival or fold
+// their own result); it reports whether the root staged its source, and
+// ErrArgsDiffer where a line's signature is not sig.
+func (r *localRec) gather(a *callArgs, sig uint64) (staged bool, err error) {
+	tn, c, mine := r.tn, &a.call, a.mine
+	done := append(a.it.done[:0], mine) // the image's own scratch: no shared line
+	for m := range r.lines {
+		if m == mine {
+			continue
+		}
+		ln := &r.lines[m]
+		c.dst[m], c.src[m] = ln.dst, ln.src
+		w := ln.word
+		if w&lineSig != sig && err == nil {
+			err = fmt.Errorf("%w: the node's images called different collectives or with different arguments (images %d and %d, %v)",
+				ErrArgsDiffer, tn.team.Image(tn.mem[m]), tn.team.Image(tn.mem[mine]), a.key.kind)
+		}
+		staged = staged || w&lineStaged != 0
+		if w&(lineDone|lineSelf) != 0 {
+			done = append(done, m)
+		}
+	}
+	a.it.done = done
+	return staged, err
 }
 
 // blocksFrom gives every member its block of a broadcast or scatter from
@@ -329,7 +428,7 @@ func (r *localRec) waitingFor() string {
 		if ln.at.Load() != r.num+1 {
 			missing = append(missing, tn.team.Image(tn.mem[m]))
 		} else { // its word was written before at
-			what = kind(ln.word >> kindShift & (1<<(62-kindShift) - 1)).String()
+			what = kind(ln.word >> kindShift & (1<<(61-kindShift) - 1)).String()
 		}
 	}
 	return fmt.Sprintf("%v AllThreads call #%d on %s (node %d): images %s of the node have not called it",

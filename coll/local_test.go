@@ -1,7 +1,10 @@
 package coll_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -121,5 +124,75 @@ func TestLocalChain(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSelfFold: in a small ReduceAll of one element per image on a team
+// that lives on one node, an image calling the blocking form folds its own
+// result from the elements the others left in the record (local.go,
+// self), while the others' results come from the last image to arrive.
+// Images of one node mix blocking and non-blocking forms call by call,
+// arrive in changing orders, some in place; elements of 8 to 48 bytes
+// (inline) and 56 (not), four sync modes, a sum and a non-commutative
+// concatenation: every result is the fold in rank order. Then one image
+// calls with another size: every image gets ErrArgsDiffer.
+func TestSelfFold(t *testing.T) {
+	modes := []gsync.Flags{gsync.InMySync | gsync.OutMySync, gsync.InNoSync | gsync.OutNoSync,
+		gsync.InMySync | gsync.OutAllSync, gsync.InAllSync | gsync.OutMySync}
+	for _, T := range []int{2, 3, 4} {
+		t.Run(fmt.Sprint(T), func(t *testing.T) {
+			t.Parallel()
+			err := colltest.RunImages([]int{T}, colltest.Options{}, coll.Options{}, table, time.Minute, func(im *coll.Image, nd *colltest.Node) error {
+				me, all := im.ImageNum(), im.TeamAll()
+				for i := range 600 {
+					fn, es := fnSumI64, []int{8, 24, 48, 56}[i%4]
+					if i%5 == 0 {
+						fn, es = fnConcat, []int{40, 48}[i/5%2]
+					}
+					f := modes[i/4%len(modes)] | gsync.Local | gsync.AllThreads
+					src := gen(fn, me, es, i)
+					dst := make([]byte, es)
+					if (i+me)%2 == 0 {
+						dst = src // in place
+					}
+					if (i*7+me)%5 == 0 {
+						time.Sleep(time.Duration(me) * 20 * time.Microsecond)
+					}
+					var err error
+					if (i+me)%3 == 0 {
+						var h gsync.Handle
+						if h, err = im.ReduceAllNB(all, dst, src, coll.Cyclic, es, T, fn, 0, f); err == nil {
+							err = h.Wait(context.Background())
+						}
+					} else {
+						err = im.ReduceAll(all, dst, src, coll.Cyclic, es, T, fn, 0, f)
+					}
+					if err != nil {
+						return fmt.Errorf("call %d (es %d, %v): %w", i, es, f, err)
+					}
+					want := gen(fn, 0, es, i)
+					for r := 1; r < T; r++ {
+						next := make([]byte, es)
+						table[fn].Fn(next, want, gen(fn, r, es, i), es, table[fn].Flags, 0)
+						want = next
+					}
+					if !bytes.Equal(dst, want) {
+						return fmt.Errorf("call %d (es %d, %v): got %x, want %x", i, es, f, dst, want)
+					}
+				}
+				es := 8
+				if me == T-1 {
+					es = 16
+				}
+				b := make([]byte, 16)
+				if err := im.ReduceAll(all, b[:es], b[:es], coll.Cyclic, es, T, fnSumI64, 0, allMy); !errors.Is(err, coll.ErrArgsDiffer) {
+					return fmt.Errorf("image %d: %v, want ErrArgsDiffer", me, err)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

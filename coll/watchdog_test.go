@@ -19,7 +19,7 @@ const testStall = 300 * time.Millisecond
 // one image per node (the wait is on a peer node) and several (the
 // missing image's node mates wait for it before their node starts).
 func TestStallNamesPeers(t *testing.T) {
-	for _, per := range [][]int{{1, 1, 1}, {1, 1, 1, 1}, {2, 2}} {
+	for _, per := range [][]int{{1, 1, 1}, {1, 1, 1, 1}, {2, 2}, {3}} {
 		for _, call := range []string{"Broadcast", "ReduceAll"} {
 			for _, skip := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%v/%s/skip=%v", per, call, skip), func(t *testing.T) {

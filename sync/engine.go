@@ -751,6 +751,21 @@ func (h Handle) Wait(ctx context.Context) error {
 	return Rethrow(waitFor(ctx, e, h.try, w, p))
 }
 
+// WaitReady waits as Wait does on h, a pending handle (pacing, the stall
+// watchdog, ctx), but until ready reports true rather than for h's
+// operation: for a part that needs only what the other parts published as
+// they arrived, and that the part ending the operation counts as done
+// (Finish's done). ready is called between polls.
+func (h Handle) WaitReady(ctx context.Context, ready func() bool) error {
+	if err := Reentrant(); err != nil {
+		return err
+	}
+	e := h.engine()
+	w := watchOf(e, nil)
+	w.one, w.single = h, true
+	return waitFor(ctx, e, func() (bool, error) { return ready(), nil }, w, (*Pending)(h.ref))
+}
+
 // waitFor calls try until it reports success or an error, pacing the
 // loop with a spinner that calls idle between tries and runs the
 // stall watchdog w. arrivals is the record of a pending handle waited
