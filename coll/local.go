@@ -68,7 +68,7 @@ type localRec struct {
 	prev     *localRec
 	tn       *teamNode
 	num      uint64       // the call's number among the team's AllThreads calls
-	lines    []memberLine // by member, a line each
+	lines    []memberLine // by member, two lines each
 	sentinel bool         // the chain's start: no call, never recycled
 	// the root's staged source (written by the staging root only), and
 	// recycle as a func value made once
