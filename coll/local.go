@@ -247,14 +247,25 @@ func (r *localRec) self(a *callArgs, h gsync.Handle, sig uint64) error {
 	if err != nil {
 		return err
 	}
-	c := &a.call
 	if _, err := r.gather(a, sig); err != nil {
 		return err
 	}
+	return r.fold(a, true)
+}
+
+// fold runs a's direct ReduceAll, whose lists gather filled: it checks the
+// members' areas, takes the elements from the lines where the call is
+// inline, and folds, into a's own destination only for a self member. A
+// reduction function's panic fails it (the closure stays on the stack:
+// Run keeps no reference to it).
+func (r *localRec) fold(a *callArgs, self bool) error {
+	c := &a.call
 	if err := foldOverlap(c, r.tn); err != nil {
 		return err
 	}
-	r.fromLines(c, a.mine, true)
+	if r.inline(&c.key) {
+		r.fromLines(c, a.mine, self)
+	}
 	return gsync.Run(func() error { return r.runDirect(c, a.it) })
 }
 
@@ -296,8 +307,10 @@ func (r *localRec) stageRoot(a *callArgs, ln *memberLine) bool {
 		return false
 	}
 	src, dst := ln.src[:size], ln.dst[:n]
-	stage := ln.val[:min(size, inlineBytes)] // a small block goes with the root's line
-	if size > inlineBytes {
+	var stage []byte
+	if size <= inlineBytes {
+		stage = ln.val[:size] // a small block goes with the root's line
+	} else {
 		if cap(r.stage) < size {
 			r.stage = make([]byte, size)
 		}
@@ -328,22 +341,13 @@ func (r *localRec) run(a *callArgs, sig uint64) (gsync.Handle, error) {
 			// same copies, but a schedule per record's stage would defeat
 			// the cache): from the root's line's src, the stage.
 			r.blocksFrom(c, c.src[c.key.root])
+		case r.direct(c) && c.key.kind == kReduceAll:
+			err = r.fold(a, false)
 		default:
-			direct := r.direct(c)
-			if direct && c.key.kind == kReduceAll {
-				err = foldOverlap(c, tn)
-			} else {
-				err = crossOverlap(c, tn)
-			}
-			if err != nil {
+			if err = crossOverlap(c, tn); err != nil {
 				break
 			}
-			if direct && r.inline(&c.key) {
-				r.fromLines(c, a.mine, false)
-			}
-			if direct {
-				// a reduction function's panic fails it (the closure stays
-				// on the stack: Run keeps no reference to it)
+			if r.direct(c) {
 				err = gsync.Run(func() error { return r.runDirect(c, a.it) })
 				break
 			}
@@ -428,7 +432,7 @@ func (r *localRec) waitingFor() string {
 		if ln.at.Load() != r.num+1 {
 			missing = append(missing, tn.team.Image(tn.mem[m]))
 		} else { // its word was written before at
-			what = kind(ln.word >> kindShift & (1<<(61-kindShift) - 1)).String()
+			what = kind(ln.word & lineSig >> kindShift).String()
 		}
 	}
 	return fmt.Sprintf("%v AllThreads call #%d on %s (node %d): images %s of the node have not called it",

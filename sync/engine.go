@@ -741,13 +741,7 @@ func (h Handle) Wait(ctx context.Context) error {
 	if err := Reentrant(); err != nil {
 		return err
 	}
-	e := h.engine()
-	w := watchOf(e, nil)
-	w.one, w.single = h, true // held by value: a slice of it would escape with the spinner
-	var p *Pending
-	if h.pending() {
-		p = (*Pending)(h.ref)
-	}
+	e, w, p := h.watched()
 	return Rethrow(waitFor(ctx, e, h.try, w, p))
 }
 
@@ -760,10 +754,21 @@ func (h Handle) WaitReady(ctx context.Context, ready func() bool) error {
 	if err := Reentrant(); err != nil {
 		return err
 	}
+	e, w, p := h.watched()
+	return waitFor(ctx, e, func() (bool, error) { return ready(), nil }, w, p)
+}
+
+// watched is what a wait on h alone (Wait, WaitReady) needs: h's engine,
+// which paces it, a stall watchdog on h, and h's record if h is pending.
+func (h Handle) watched() (*Engine, watch, *Pending) {
 	e := h.engine()
 	w := watchOf(e, nil)
-	w.one, w.single = h, true
-	return waitFor(ctx, e, func() (bool, error) { return ready(), nil }, w, (*Pending)(h.ref))
+	w.one, w.single = h, true // held by value: a slice of it would escape with the spinner
+	var p *Pending
+	if h.pending() {
+		p = (*Pending)(h.ref)
+	}
+	return e, w, p
 }
 
 // waitFor calls try until it reports success or an error, pacing the
