@@ -35,7 +35,7 @@ const (
 )
 
 // direct reports whether call c runs directly.
-func (r *localRec) direct(c *call) bool {
+func (r *recLines) direct(c *call) bool {
 	k := &c.key
 	switch k.kind {
 	case kBroadcast:
@@ -54,7 +54,7 @@ func foldOverlap(c *call, tn *teamNode) error {
 }
 
 // runDirect runs c directly (see direct), on the image of it.
-func (r *localRec) runDirect(c *call, it *imageTeam) error {
+func (r *recLines) runDirect(c *call, it *imageTeam) error {
 	k := &c.key
 	if k.kind == kBroadcast {
 		r.blocksFrom(c, c.src[k.root]) // member k.root: team ranks are the members' indices

@@ -59,7 +59,10 @@
 //     without a lock in arriveLocal (local.go), where the last runs the
 //     call, a staged root returns at once (stageRoot), and in a small
 //     ReduceAll an image in the blocking form folds its own result from
-//     the elements the others brought (self).
+//     the elements the others brought (self). When every image calls that
+//     blocking form, the call needs no record at all: the images meet in
+//     the team's ring (ring.go), and take the records only when one of
+//     them cannot.
 //   - Input sync modes are enforced in withSync (syncmodes.go): IN_ALLSYNC
 //     prepends a dissemination barrier between nodes; IN_MYSYNC and
 //     IN_NOSYNC need none, because a node's part starts once its images

@@ -19,3 +19,13 @@ func AgreementOf(im *Image, t *images.Team) any {
 // allocated so far (not taken from the pool), for tests that check the
 // chain recycles them.
 func LocalRecsMade() int64 { return localRecsMade.Load() }
+
+// RingCalls is how many of image im's AllThreads calls on team t went by
+// the ring (ring.go), for tests that check calls return to it.
+func RingCalls(im *Image, t *images.Team) uint64 {
+	it, err := im.team(t)
+	if err != nil {
+		return 0
+	}
+	return it.ringed
+}

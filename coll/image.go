@@ -107,12 +107,17 @@ type Image struct {
 
 // imageTeam is an image's own state for a team it is a member of.
 type imageTeam struct {
-	tn        *teamNode
-	rank      int    // the image's team rank
-	member    int    // its index among the node's members (tn.mem)
-	calls     uint64 // AllThreads initiations on the team so far
-	creations uint64 // teams made from the team so far
-	aggOpen   bool   // its last collective on the team had Aggregate (aggregate.go)
+	tn     *teamNode
+	rank   int    // the image's team rank
+	member int    // its index among the node's members (tn.mem)
+	calls  uint64 // AllThreads initiations on the team so far
+	// on a local team (ring.go): the least fin of the other members it
+	// saw, and ringWaiting as a func value made once
+	safe        uint64
+	ringed      uint64 // calls that went by the ring
+	ringStalled func() string
+	creations   uint64 // teams made from the team so far
+	aggOpen     bool   // its last collective on the team had Aggregate (aggregate.go)
 	// on a team that lives on the node (local.go): the record of its last
 	// AllThreads call, and how many calls in a row it returned from as a
 	// staged root
@@ -125,7 +130,9 @@ type imageTeam struct {
 // newImageTeam is the state of the image of team rank rank in team tn.
 func newImageTeam(tn *teamNode, rank int) *imageTeam {
 	m, _ := slices.BinarySearch(tn.mem, rank)
-	return &imageTeam{tn: tn, rank: rank, member: m}
+	it := &imageTeam{tn: tn, rank: rank, member: m}
+	it.ringStalled = it.ringWaiting
+	return it
 }
 
 // TeamAll is the team of every image (GASNET_TEAM_ALL).

@@ -28,7 +28,7 @@ import (
 // elements in their lines, and those that called the blocking form fold
 // their own results from them rather than wait for the last (self, see
 // inlineBytes): one line from each other member instead of a chain of
-// three.
+// three. When all of them call it so, the call skips the records (ring.go).
 //
 // Records form a chain in call order. Each image holds the record of its
 // last call on the team (imageTeam.cur) and takes the next through its
@@ -64,12 +64,10 @@ type localRec struct {
 	// of the next record, each before the last member arrives), read by
 	// every member: off the arrival line, so that reading them costs the
 	// last member no line the others wrote since.
-	next     atomic.Pointer[localRec]
-	prev     *localRec
-	tn       *teamNode
-	num      uint64       // the call's number among the team's AllThreads calls
-	lines    []memberLine // by member, two lines each
-	sentinel bool         // the chain's start: no call, never recycled
+	next atomic.Pointer[localRec]
+	prev *localRec
+	recLines
+	sentinel bool // the chain's start: no call, never recycled
 	// the root's staged source (written by the staging root only), and
 	// recycle as a func value made once
 	stage   []byte
@@ -78,6 +76,15 @@ type localRec struct {
 	_    [64]byte
 	pend gsync.Pending
 	_    [64]byte
+}
+
+// recLines are the member lines of one call on a local team: a record's,
+// or the ring's (ring.go). What reads them (gather, fold, the direct run,
+// a stalled wait's words) serves both.
+type recLines struct {
+	tn    *teamNode
+	num   uint64       // the call's number among the team's AllThreads calls (a record's: among the chain's)
+	lines []memberLine // by member, two lines each
 }
 
 // memberLine is what a member writes when it arrives, on two cache lines
@@ -118,8 +125,12 @@ const inlineBytes = 48
 
 // inline reports whether members calling k bring their elements in their
 // lines (see inlineBytes).
-func (r *localRec) inline(k *planKey) bool {
-	return k.kind == kReduceAll && k.sl == Cyclic && k.count == len(r.tn.mem) && k.es <= inlineBytes &&
+func (r *recLines) inline(k *planKey) bool { return inlineKey(k, len(r.tn.mem)) }
+
+// inlineKey reports whether members of a team of m on the node calling k
+// bring their elements in their lines.
+func inlineKey(k *planKey, m int) bool {
+	return k.kind == kReduceAll && k.sl == Cyclic && k.count == m && k.es <= inlineBytes &&
 		k.f.In() != gsync.InAllSync
 }
 
@@ -135,7 +146,7 @@ var (
 
 // newChain is the start of a local team's chain.
 func newChain(tn *teamNode) *localRec {
-	return &localRec{tn: tn, num: ^uint64(0), sentinel: true}
+	return &localRec{recLines: recLines{tn: tn, num: ^uint64(0)}, sentinel: true}
 }
 
 // nextRec is the record after r in the chain, made and linked if no
@@ -191,6 +202,15 @@ func (im *Image) arriveLocal(a *callArgs) (gsync.Handle, error) {
 	if it.cur == nil {
 		it.cur = tn.chain
 	}
+	n := it.calls
+	it.calls++
+	self := selfFolds(a)
+	if self {
+		if done, err := it.byRing(a, n); done {
+			return gsync.Handle{}, err
+		}
+	}
+	tn.fins[a.mine].v.Store(n) // it reads no ring slot from here on (ring.go)
 	r := it.cur.nextRec()
 	it.cur = r
 	ln := &r.lines[a.mine]
@@ -208,7 +228,7 @@ func (im *Image) arriveLocal(a *callArgs) (gsync.Handle, error) {
 	}
 	if r.inline(&a.key) {
 		copy(ln.val[:], ln.src[:a.key.es])
-		if !a.nb && !agg && a.key.f.Out() != gsync.OutAllSync {
+		if self {
 			word |= lineSelf
 		}
 	}
@@ -258,7 +278,7 @@ func (r *localRec) self(a *callArgs, h gsync.Handle, sig uint64) error {
 // inline, and folds, into a's own destination only for a self member. A
 // reduction function's panic fails it (the closure stays on the stack:
 // Run keeps no reference to it).
-func (r *localRec) fold(a *callArgs, self bool) error {
+func (r *recLines) fold(a *callArgs, self bool) error {
 	c := &a.call
 	if err := foldOverlap(c, r.tn); err != nil {
 		return err
@@ -272,7 +292,7 @@ func (r *localRec) fold(a *callArgs, self bool) error {
 // fromLines makes c, whose lists gather filled for member mine, fold the
 // elements in the lines (inline): into mine's destination only (self), or
 // into those of mine and of the members that do not fold their own (run).
-func (r *localRec) fromLines(c *call, mine int, self bool) {
+func (r *recLines) fromLines(c *call, mine int, self bool) {
 	es := c.key.es
 	for m := range r.lines {
 		ln := &r.lines[m]
@@ -378,7 +398,7 @@ func (r *localRec) run(a *callArgs, sig uint64) (gsync.Handle, error) {
 // record's end (a's own, those that returned at their arrival or fold
 // their own result); it reports whether the root staged its source, and
 // ErrArgsDiffer where a line's signature is not sig.
-func (r *localRec) gather(a *callArgs, sig uint64) (staged bool, err error) {
+func (r *recLines) gather(a *callArgs, sig uint64) (staged bool, err error) {
 	tn, c, mine := r.tn, &a.call, a.mine
 	done := append(a.it.done[:0], mine) // the image's own scratch: no shared line
 	for m := range r.lines {
@@ -405,7 +425,7 @@ func (r *localRec) gather(a *callArgs, sig uint64) (staged bool, err error) {
 // src, the root's source (staged or its own): a staged root has no
 // destination left, and a root's destination identical to its block is
 // left as it is.
-func (r *localRec) blocksFrom(c *call, src []byte) {
+func (r *recLines) blocksFrom(c *call, src []byte) {
 	k, n := &c.key, c.key.n
 	for m, d := range c.dst {
 		if d == nil {
@@ -423,7 +443,7 @@ func (r *localRec) blocksFrom(c *call, src []byte) {
 
 // waitingFor says which of the node's members have not called the
 // record's collective yet (a pending handle's stalled wait).
-func (r *localRec) waitingFor() string {
+func (r *recLines) waitingFor() string {
 	tn := r.tn
 	var missing []int
 	what := "collective"

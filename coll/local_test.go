@@ -196,3 +196,119 @@ func TestSelfFold(t *testing.T) {
 		})
 	}
 }
+
+// TestRing: a small blocking ReduceAll on a team that lives on one node
+// goes by the ring (ring.go), and the ring gives way to the record chain,
+// call by call, whenever a member cannot use it. Three images of one node:
+//   - every stretch of blocking calls goes by the ring once the images
+//     are in step, however far one of them ran ahead before it (here
+//     image 0, with stretches of non-blocking calls of 1 to 3*ringCalls
+//     = 96 calls, which the others make late: image 0's first blocking call
+//     after a long stretch finds its slot still unread and takes the
+//     chain, and so do the others for that call);
+//   - a member calling the non-blocking form of the same ReduceAll takes
+//     the chain, and so do the others for that call;
+//   - a member calling another collective where the others call a ring
+//     ReduceAll: every image gets ErrArgsDiffer, none hangs.
+//
+// Every result is checked against its own call's.
+func TestRing(t *testing.T) {
+	const T = 3
+	fns := []reducefn.Entry{reducefn.Sum[int64]()}
+	const f = gsync.InMySync | gsync.OutMySync | gsync.Local | gsync.AllThreads
+	i64 := func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }
+	put := func(b []byte, v int64) { binary.LittleEndian.PutUint64(b, uint64(v)) }
+	err := colltest.RunImages([]int{T}, colltest.Options{MaxDelay: 3 * time.Microsecond}, coll.Options{}, fns, time.Minute, func(im *coll.Image, nd *colltest.Node) error {
+		me, all := im.ImageNum(), im.TeamAll()
+		src, dst := make([]byte, 8), make([]byte, 8)
+		blocking := func(round, k int) error {
+			put(src, int64(100*round+10*k+me))
+			if err := im.ReduceAll(all, dst, src, coll.Cyclic, 8, T, 0, 0, f); err != nil {
+				return fmt.Errorf("round %d, blocking call %d: %w", round, k, err)
+			}
+			if got, want := i64(dst), int64(T*(100*round+10*k)+0+1+2); got != want {
+				return fmt.Errorf("round %d, blocking call %d: %d, want %d", round, k, got, want)
+			}
+			return nil
+		}
+		for round, ahead := range []int{1, 5, 31, 32, 33, 64, 96, 0, 2} {
+			// Image 0 runs ahead by `ahead` non-blocking calls, which the
+			// others make once it is done.
+			dsts, srcs := make([]byte, 8*ahead), make([]byte, 8*ahead)
+			hs := make([]gsync.Handle, 0, ahead)
+			if me != 0 {
+				nd.Rendezvous(fmt.Sprint("ahead", round), T)
+			}
+			for i := range ahead {
+				d, s := dsts[8*i:8*i+8], srcs[8*i:8*i+8]
+				put(s, int64(1000*i+me))
+				h, err := im.ReduceAllNB(all, d, s, coll.Cyclic, 8, T, 0, 0, f)
+				if err != nil {
+					return fmt.Errorf("round %d, call %d ahead: %w", round, i, err)
+				}
+				hs = append(hs, h)
+			}
+			if me == 0 {
+				nd.Rendezvous(fmt.Sprint("ahead", round), T)
+			}
+			before := coll.RingCalls(im, all)
+			const calls = 10
+			for k := range calls {
+				if err := blocking(round, k); err != nil {
+					return err
+				}
+			}
+			// The first may take the chain (a slot not yet free, or the
+			// others' handles of the stretch still unread), the rest not.
+			if n := coll.RingCalls(im, all) - before; n < calls-1 {
+				return fmt.Errorf("round %d (%d ahead): %d of %d blocking calls went by the ring", round, ahead, n, calls)
+			}
+			if err := gsync.WaitAll(t.Context(), hs); err != nil {
+				return err
+			}
+			for i := range ahead {
+				if got, want := i64(dsts[8*i:]), int64(T*1000*i+0+1+2); got != want {
+					return fmt.Errorf("round %d, call %d ahead: %d, want %d", round, i, got, want)
+				}
+			}
+		}
+		// Image 1 calls the non-blocking form where the others block.
+		for k := range 20 {
+			put(src, int64(k+me))
+			var err error
+			if me == 1 && k%3 == 0 {
+				var h gsync.Handle
+				if h, err = im.ReduceAllNB(all, dst, src, coll.Cyclic, 8, T, 0, 0, f); err == nil {
+					err = h.Wait(context.Background())
+				}
+			} else {
+				before := coll.RingCalls(im, all)
+				err = im.ReduceAll(all, dst, src, coll.Cyclic, 8, T, 0, 0, f)
+				if ringed := coll.RingCalls(im, all) != before; err == nil && ringed != (k%3 != 0) {
+					return fmt.Errorf("image %d, call %d: by the ring %v", me, k, ringed)
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("image %d, mixed call %d: %w", me, k, err)
+			}
+			if got, want := i64(dst), int64(T*k+0+1+2); got != want {
+				return fmt.Errorf("image %d, mixed call %d: %d, want %d", me, k, got, want)
+			}
+		}
+		// Image 2 calls a broadcast where the others call a ring ReduceAll.
+		var err error
+		if me == 2 {
+			err = im.Broadcast(all, dst, 0, src, 8, f)
+		} else {
+			err = im.ReduceAll(all, dst, src, coll.Cyclic, 8, T, 0, 0, f)
+		}
+		if !errors.Is(err, coll.ErrArgsDiffer) {
+			return fmt.Errorf("image %d: %v, want ErrArgsDiffer", me, err)
+		}
+		// And all are in step again.
+		return blocking(99, 0)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

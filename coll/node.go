@@ -84,7 +84,9 @@ type teamNode struct {
 	// engine's lock by a representative's Bind, under amu by AllThreads
 	// arrivals (the two never overlap on a team: the spec's rule)
 	seq   atomic.Uint64
-	chain *localRec // a local team's: the start of its records' chain (local.go)
+	chain *localRec    // a local team's: the start of its records' chain (local.go)
+	ring  []memberLine // a local team's ring: ringCalls slots of a line per member (ring.go)
+	fins  []finLine    // by member: the calls it finished reading in the ring
 	// AllThreads initiations waiting for the rest of the node's members
 	// (on a team with members on other nodes)
 	amu     stdsync.Mutex
@@ -357,6 +359,9 @@ func (n *node) newTeamNode(t *images.Team) *teamNode {
 	}
 	if q := t.NodeRank(n.me); q >= 0 {
 		tn.mem = t.Members(q)
+	}
+	if tn.local {
+		tn.newRing()
 	}
 	return tn
 }

@@ -758,6 +758,22 @@ func (h Handle) WaitReady(ctx context.Context, ready func() bool) error {
 	return waitFor(ctx, e, func() (bool, error) { return ready(), nil }, w, p)
 }
 
+// WaitArrivals waits until ready reports true (called between polls), for
+// what the node's other images publish as they arrive at a call that
+// needs no operation in the engine: paced as a wait for a pending
+// handle's arrivals is (it yields to them), bounded by ctx, and with the
+// stall watchdog, whose error (ErrStalled) says describe()'s words.
+func (e *Engine) WaitArrivals(ctx context.Context, ready func() bool, describe func() string) error {
+	if err := Reentrant(); err != nil {
+		return err
+	}
+	sp := spinner{w: watch{after: e.stallAfter, e: e, describe: describe}, idle: e.idle, arriving: true}
+	if e.shared {
+		sp.e = e
+	}
+	return spinUntil(ctx, &sp, func() (bool, error) { return ready(), nil })
+}
+
 // watched is what a wait on h alone (Wait, WaitReady) needs: h's engine,
 // which paces it, a stall watchdog on h, and h's record if h is pending.
 func (h Handle) watched() (*Engine, watch, *Pending) {
@@ -940,6 +956,7 @@ type spinner struct {
 	// waits for the node's other images to arrive, so it yields to them as
 	// a crowded engine's waits do
 	arrivals *Pending
+	arriving bool // the wait is for arrivals alone (WaitArrivals)
 }
 
 // firstPending is the record of the first pending handle in hs, nil if
@@ -972,7 +989,7 @@ func (s *spinner) spin(ctx context.Context) error {
 	if s.idle != nil {
 		s.idle()
 	}
-	if s.n%8 == 0 && (s.arrivals != nil && s.arrivals.state.Load()&pStarted == 0 || s.e != nil && s.e.crowded()) {
+	if s.arriving && s.n%8 == 7 || s.n%8 == 0 && (s.arrivals != nil && s.arrivals.state.Load()&pStarted == 0 || s.e != nil && s.e.crowded()) {
 		// What this wait needs may be another goroutine's next step (an
 		// image still to arrive, or one polling for all): let it run.
 		runtime.Gosched()

@@ -23,6 +23,8 @@ import (
 //     (the node's other images have not all called it) stays valid.
 //   - WaitUntil (Drain, and so Close) reports the node's unfinished
 //     operations and fails none.
+//   - WaitArrivals says what its caller describes (the images that have
+//     not arrived) and fails nothing.
 //
 // The check runs at the pace of the wait's clock readings (every 64
 // polls), costs a TryLock and a look at the waited operations' completion
@@ -56,6 +58,9 @@ type watch struct {
 	single bool
 	last   uint64
 	since  time.Time
+	// a wait for arrivals (WaitArrivals): no progress short of its end,
+	// and what it waits for in describe's words
+	describe func() string
 }
 
 // handles calls f with the watched handles (nil: the node's operations),
@@ -86,9 +91,12 @@ func (w *watch) check(now time.Time) error {
 	if w.after <= 0 {
 		return nil
 	}
-	n, ok := w.progress()
-	if !ok {
-		return nil
+	var n uint64
+	if w.describe == nil {
+		var ok bool
+		if n, ok = w.progress(); !ok {
+			return nil
+		}
 	}
 	if w.since.IsZero() || n != w.last {
 		w.last, w.since = n, now
@@ -96,6 +104,9 @@ func (w *watch) check(now time.Time) error {
 	}
 	if d := now.Sub(w.since); d >= w.after {
 		w.since = now // once per timeout, should fail leave something to wait for
+		if w.describe != nil {
+			return fmt.Errorf("%w for %v: %s", ErrStalled, d.Round(time.Millisecond), w.describe())
+		}
 		if w.hs == nil && !w.single {
 			return w.e.stalledNode(d)
 		}
