@@ -222,7 +222,7 @@ func newNode(c Conduit, table *images.Table, fns []reducefn.Entry, opts Options,
 		first: table.First(me), count: table.On(me), ctxBits: min(ctxBits, 6), ctxUsed: 1, // context 0 is TeamAll's
 		joined: make([]bool, table.On(me)), ready: make(chan struct{}), creating: map[createKey]*creation{}}
 	if n.count > 1 {
-		n.eng.Shared()
+		n.eng.Shared(n.count)
 	}
 	n.eng.SetStallTimeout(stallTimeout(opts))
 	n.multi = table.Images() > table.Nodes()

@@ -120,6 +120,7 @@ type Engine struct {
 	waiters, arriving atomic.Int32
 	lockBusy          atomic.Uint32 // tries that found the lock taken (Handle.try)
 	shared            bool          // several goroutines use the engine (Shared)
+	outnumbered       bool          // they outnumber the Go processors (GOMAXPROCS)
 	// for the progress agent (agent.go)
 	unfinished atomic.Int32  // live operations not finished (changed under mu)
 	wake       chan struct{} // a first unfinished operation started
@@ -149,10 +150,14 @@ func NewEngine(poll PollFunc, idle func()) *Engine {
 	return &Engine{poll: poll, idle: idle, wake: make(chan struct{}, 1), unwaited: make(chan struct{}, 1)}
 }
 
-// Shared tells the engine that several goroutines (the images of a node)
-// use it, so that their waits count each other and yield (see spinner); an
-// engine used by one goroutine spares that cost. Call it before any use.
-func (e *Engine) Shared() { e.shared = true }
+// Shared tells the engine that several goroutines, the node's images
+// images, use it, so that their waits count each other and yield (see
+// spinner); an engine used by one goroutine spares that cost. Call it
+// before any use.
+func (e *Engine) Shared(images int) {
+	e.shared = true
+	e.outnumbered = images > runtime.GOMAXPROCS(0)
+}
 
 // MaxLive is the most operations that may be live on a node at once: above
 // the spec's floor of 2^16-1, and few enough that package coll's 17-bit
@@ -943,8 +948,14 @@ func WaitSome(ctx context.Context, hs []Handle) error {
 // alone: for a goroutine locked to its OS thread each runtime.Gosched is a
 // thread hand-off costing tens of microseconds. But where several of the
 // node's goroutines use the engine (its images), one may be waiting for
-// another's next step, so then waits yield on every poll. The context is
-// checked at the same pace.
+// another's next step, so then waits yield often: a wait for a goroutine
+// polling for all, every 8 polls; a wait for the node's other images to
+// arrive, every 8 polls too when they outnumber the processors (one may
+// be waiting for this one's), but only every 256 when each can have a
+// processor of its own: they are running, and two waiting images that
+// yielded on every call would pass the scheduler's lock between their
+// cores on every call, several times what the call costs. The context
+// is checked at the same pace.
 type spinner struct {
 	n    int
 	last time.Time
@@ -980,6 +991,13 @@ func engineOf(hs []Handle) *Engine {
 	return nil
 }
 
+// forArrivals reports whether the wait is for the node's other images to
+// arrive: WaitArrivals, or a pending handle whose operation has not
+// started (on an engine they share).
+func (s *spinner) forArrivals() bool {
+	return s.e != nil && (s.arriving || s.arrivals != nil && s.arrivals.state.Load()&pStarted == 0)
+}
+
 const (
 	spinCheck  = 64 // polls between clock readings
 	yieldEvery = 50 * time.Microsecond
@@ -989,7 +1007,7 @@ func (s *spinner) spin(ctx context.Context) error {
 	if s.idle != nil {
 		s.idle()
 	}
-	if s.arriving && s.n%8 == 7 || s.n%8 == 0 && (s.arrivals != nil && s.arrivals.state.Load()&pStarted == 0 || s.e != nil && s.e.crowded()) {
+	if s.n%8 == 0 && s.e != nil && s.e.crowded() || s.forArrivals() && (s.n%8 == 0 && s.e.outnumbered || s.n%256 == 255) {
 		// What this wait needs may be another goroutine's next step (an
 		// image still to arrive, or one polling for all): let it run.
 		runtime.Gosched()

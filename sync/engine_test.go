@@ -372,7 +372,7 @@ func TestTryNotStarvedOfTheLock(t *testing.T) {
 		t.Run(how, func(t *testing.T) {
 			cd := &fakeConduit{}
 			e := NewEngine(cd.poll, nil)
-			e.Shared()
+			e.Shared(2)
 			p := &Pending{}
 			p.Attach(e, false)
 			h0 := e.PendingHandle(p, 0, 0)
@@ -433,7 +433,7 @@ func TestTryNotStarvedOfTheLock(t *testing.T) {
 func TestAlonePending(t *testing.T) {
 	cd := &fakeConduit{}
 	e := NewEngine(cd.poll, nil)
-	e.Shared()
+	e.Shared(6) // parts
 	boom := errors.New("boom")
 	const parts = 6
 	for round, want := range []error{nil, boom} {
