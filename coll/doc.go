@@ -62,7 +62,8 @@
 //     the elements the others brought (self). When every image calls that
 //     blocking form, the call needs no record at all: the images meet in
 //     the team's ring (ring.go), and take the records only when one of
-//     them cannot.
+//     them cannot; a broadcast of a block that fits a line goes by the
+//     ring when its root takes it (the decision per call is in ring.go).
 //   - Input sync modes are enforced in withSync (syncmodes.go): IN_ALLSYNC
 //     prepends a dissemination barrier between nodes; IN_MYSYNC and
 //     IN_NOSYNC need none, because a node's part starts once its images

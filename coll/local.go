@@ -28,7 +28,8 @@ import (
 // elements in their lines, and those that called the blocking form fold
 // their own results from them rather than wait for the last (self, see
 // inlineBytes): one line from each other member instead of a chain of
-// three. When all of them call it so, the call skips the records (ring.go).
+// three. When all of them call it so, the call skips the records, as does
+// a small broadcast whose root gets there first (ring.go).
 //
 // Records form a chain in call order. Each image holds the record of its
 // last call on the team (imageTeam.cur) and takes the next through its
@@ -42,9 +43,9 @@ import (
 // record is complete: the Pending has a part for each member and one more
 // for the chain, dropped by the next record's last arrival.
 
-// Staging: the root image of a small broadcast or scatter that arrives
-// before the others copies its source into the record and its own block
-// into its destination, and is done: it needs nothing from them, so (with
+// Staging: the root image of a small broadcast (one that did not go by
+// the ring) or scatter that arrives before the others copies its source
+// into the record and its own block into its destination, and is done: it needs nothing from them, so (with
 // IN_MYSYNC or IN_NOSYNC and OUT_MYSYNC or OUT_NOSYNC) its part of the
 // collective is complete and its call returns at once, as the root of a
 // one-image-per-node broadcast returns once its sends left. The others
@@ -57,9 +58,12 @@ const (
 
 // localRec is the record of one AllThreads call on a local team.
 type localRec struct {
-	// The arrival line: every member counts itself in.
+	// The arrival line: every member counts itself in; and the decision
+	// of a small broadcast whether it goes by the ring (ring.go), taken
+	// before anyone counts in.
 	count atomic.Int32
-	_     [60]byte
+	dec   atomic.Uint64
+	_     [48]byte
 	// Written once per use (by the record's maker, and next by the maker
 	// of the next record, each before the last member arrives), read by
 	// every member: off the arrival line, so that reading them costs the
@@ -101,15 +105,18 @@ type memberLine struct {
 }
 
 // A member line's word: the call's signature (planKey.sig) in the low 56
-// bits, its kind in the next 5 (for a stalled wait's error), and three
+// bits, its kind in the next 4 (for a stalled wait's error), and four
 // flags, which the signature's comparison leaves out.
 const (
 	lineDone   = 1 << 63 // the member returned at its arrival: it holds no handle
 	lineStaged = 1 << 62 // a staged root: its src is the record's stage or its val
 	lineSelf   = 1 << 61 // the member folds its own result from the lines (self)
-	lineSig    = lineSelf - 1
+	lineChain  = 1 << 60 // in the ring: a broadcast's root that took the chain (ring.go)
+	lineSig    = lineChain - 1
 	kindShift  = 56
 )
+
+var _ [lineChain>>kindShift - numKinds]struct{} // the kinds fit their bits
 
 // Inline: in a small ReduceAll of one element per member that may read
 // sources at once (not IN_ALLSYNC), each member copies its element into
@@ -180,6 +187,7 @@ func newLocalRec(prev *localRec) *localRec {
 	}
 	r.tn, r.prev, r.num = tn, prev, prev.num+1
 	r.count.Store(0)
+	r.dec.Store(0) // a call number of the record's last team, perhaps another
 	r.next.Store(nil)
 	return r
 }
@@ -205,13 +213,24 @@ func (im *Image) arriveLocal(a *callArgs) (gsync.Handle, error) {
 	n := it.calls
 	it.calls++
 	self := selfFolds(a)
-	if self {
+	switch {
+	case self:
 		if done, err := it.byRing(a, n); done {
+			return gsync.Handle{}, err
+		}
+	case castsByRing(a):
+		if done, err := it.castByRing(a, n); done {
 			return gsync.Handle{}, err
 		}
 	}
 	tn.fins[a.mine].v.Store(n) // it reads no ring slot from here on (ring.go)
 	r := it.cur.nextRec()
+	if d, _ := r.decide(n, decChain); d == decRing {
+		// A broadcast root went by the ring at this call (ring.go), and
+		// this image's call is another.
+		return gsync.Handle{}, fmt.Errorf("%w: the node's images called different collectives or with different arguments (image %d called %v where another went by as a Broadcast's root)",
+			ErrArgsDiffer, tn.team.Image(tn.mem[a.mine]), a.key.kind)
+	}
 	it.cur = r
 	ln := &r.lines[a.mine]
 	ln.dst, ln.src = a.dst[a.mine], a.src[a.mine]
@@ -399,7 +418,7 @@ func (r *localRec) run(a *callArgs, sig uint64) (gsync.Handle, error) {
 // their own result); it reports whether the root staged its source, and
 // ErrArgsDiffer where a line's signature is not sig.
 func (r *recLines) gather(a *callArgs, sig uint64) (staged bool, err error) {
-	tn, c, mine := r.tn, &a.call, a.mine
+	c, mine := &a.call, a.mine
 	done := append(a.it.done[:0], mine) // the image's own scratch: no shared line
 	for m := range r.lines {
 		if m == mine {
@@ -409,8 +428,7 @@ func (r *recLines) gather(a *callArgs, sig uint64) (staged bool, err error) {
 		c.dst[m], c.src[m] = ln.dst, ln.src
 		w := ln.word
 		if w&lineSig != sig && err == nil {
-			err = fmt.Errorf("%w: the node's images called different collectives or with different arguments (images %d and %d, %v)",
-				ErrArgsDiffer, tn.team.Image(tn.mem[m]), tn.team.Image(tn.mem[mine]), a.key.kind)
+			err = r.differ(a, m)
 		}
 		staged = staged || w&lineStaged != 0
 		if w&(lineDone|lineSelf) != 0 {
@@ -419,6 +437,14 @@ func (r *recLines) gather(a *callArgs, sig uint64) (staged bool, err error) {
 	}
 	a.it.done = done
 	return staged, err
+}
+
+// differ is the ErrArgsDiffer of a's call, whose arguments member m's
+// line contradicts.
+func (r *recLines) differ(a *callArgs, m int) error {
+	tn := r.tn
+	return fmt.Errorf("%w: the node's images called different collectives or with different arguments (images %d and %d, %v)",
+		ErrArgsDiffer, tn.team.Image(tn.mem[m]), tn.team.Image(tn.mem[a.mine]), a.key.kind)
 }
 
 // blocksFrom gives every member its block of a broadcast or scatter from

@@ -312,3 +312,104 @@ func TestRing(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRingBroadcast: a small broadcast on a team that lives on one node
+// goes by the ring when its root takes it (ring.go: the root leaves at
+// once, the others copy from its line), and by the record chain when a
+// member decided so first. Three images of one node:
+//   - 600 broadcasts, the root going round, each image calling the
+//     non-blocking form now and then and arriving late now and then:
+//     every image gets each call's block; the calls where no image called
+//     the non-blocking form before the root came go by the ring;
+//   - image 1 calls the non-blocking form before the root (image 0) comes:
+//     the call takes the chain, on every image, and image 1's handle gets
+//     the block;
+//   - image 1 calls a Gather where the others call a broadcast that its
+//     root took by the ring: image 1 gets ErrArgsDiffer at once, the
+//     others their block.
+func TestRingBroadcast(t *testing.T) {
+	const T = 3
+	const f = gsync.InMySync | gsync.OutMySync | gsync.Local | gsync.AllThreads
+	i64 := func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }
+	put := func(b []byte, v int64) { binary.LittleEndian.PutUint64(b, uint64(v)) }
+	err := colltest.RunImages([]int{T}, colltest.Options{MaxDelay: 3 * time.Microsecond}, coll.Options{}, nil, time.Minute, func(im *coll.Image, nd *colltest.Node) error {
+		me, all := im.ImageNum(), im.TeamAll()
+		for i := range 600 {
+			if i == 300 {
+				// A third of the calls have no image that called the
+				// non-blocking form; most of those go by the ring.
+				if n := coll.RingCalls(im, all); n < 50 {
+					return fmt.Errorf("image %d: %d of 300 broadcasts went by the ring", me, n)
+				}
+			}
+			root := i % T
+			b := make([]byte, 8+i%41) // 8 to 48 bytes: a line's worth
+			if me == root {
+				put(b, int64(1000*i+7))
+			}
+			if (i*7+me)%11 == 0 {
+				time.Sleep(time.Duration(me+1) * 10 * time.Microsecond)
+			}
+			var err error
+			if me != root && (i+me)%5 == 0 {
+				var h gsync.Handle
+				if h, err = im.BroadcastNB(all, b, root, b, len(b), f); err == nil {
+					err = h.Wait(context.Background())
+				}
+			} else {
+				err = im.Broadcast(all, b, root, b, len(b), f)
+			}
+			if err != nil {
+				return fmt.Errorf("image %d, call %d: %w", me, i, err)
+			}
+			if got := i64(b); got != int64(1000*i+7) {
+				return fmt.Errorf("image %d, call %d: %d", me, i, got)
+			}
+		}
+		// A non-blocking call before the root came: the chain.
+		nd.Rendezvous("nb", T)
+		b := make([]byte, 8)
+		before := coll.RingCalls(im, all)
+		var h gsync.Handle
+		var err error
+		switch me {
+		case 1:
+			h, err = im.BroadcastNB(all, b, 0, b, 8, f)
+			nd.Rendezvous("initiated", T)
+		case 0:
+			nd.Rendezvous("initiated", T)
+			put(b, 42)
+			err = im.Broadcast(all, b, 0, b, 8, f)
+		default:
+			nd.Rendezvous("initiated", T)
+			err = im.Broadcast(all, b, 0, b, 8, f)
+		}
+		if err == nil {
+			err = h.Wait(context.Background())
+		}
+		if err != nil || i64(b) != 42 {
+			return fmt.Errorf("image %d: %d, %v; want 42", me, i64(b), err)
+		}
+		if coll.RingCalls(im, all) != before {
+			return fmt.Errorf("image %d: the call went by the ring", me)
+		}
+		// A Gather against a broadcast its root took by the ring.
+		nd.Rendezvous("gather", T)
+		if me == 1 {
+			time.Sleep(5 * time.Millisecond) // after the root
+			err = im.Gather(all, 0, make([]byte, 8*T), b, 8, f)
+			if !errors.Is(err, coll.ErrArgsDiffer) {
+				return fmt.Errorf("image 1's Gather: %v, want ErrArgsDiffer", err)
+			}
+			return nil
+		}
+		put(b, 43)
+		if err := im.Broadcast(all, b, 0, b, 8, f); err != nil || i64(b) != 43 {
+			return fmt.Errorf("image %d: %d, %v; want 43", me, i64(b), err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -2,6 +2,7 @@ package coll
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 
 	gsync "github.com/gocoll/gocoll/sync"
@@ -36,7 +37,11 @@ import (
 // their least value, imageTeam.safe) and, if one is not, takes the chain
 // rather than wait: an image may run ahead of the others with
 // non-blocking calls by any number of calls, as on the chain.
-const ringCalls = 32
+//
+// The ring holds twice maxStaged calls, so that a root running ahead (see
+// castByRing) reaches the limit a root has on the chain before it finds
+// its slot still read.
+const ringCalls = 2 * maxStaged
 
 // finLine is a member's fin, on a cache line of its own.
 type finLine struct {
@@ -142,4 +147,162 @@ func (it *imageTeam) slot(n uint64) recLines {
 func (it *imageTeam) ringWaiting() string {
 	rl := it.slot(it.calls - 1)
 	return rl.waitingFor()
+}
+
+// A small broadcast goes by the ring too, but its root does not wait for
+// the others: it writes its block into its line of the call's slot and
+// leaves, as a staged root does on the chain (local.go), and the others
+// copy from that line. Since the root meets no one, the choice between the
+// ring and the chain is a decision taken once per call, by a
+// compare-and-swap on the call's candidate record (the chain's next,
+// which every member of the call finds: localRec.dec, which holds the
+// call's number and the choice): the root takes the ring once its block is
+// in its line; a member that calls the non-blocking form before the root
+// came, whose slot is not free, or that calls another collective, takes
+// the chain (every call on the chain decides so before it counts in), and
+// then so does everyone, the root included. A member that calls the
+// blocking form waits for the decision. So an image may still run ahead of
+// the root with non-blocking calls, on the chain, and a root that finds
+// the ring already taken knows another image thought itself the root.
+const (
+	decRing  = 1
+	decChain = 2
+)
+
+// castsByRing reports whether a's call is a broadcast that may go by the
+// ring: a block that fits a line, without IN_ALLSYNC or OUT_ALLSYNC,
+// outside an aggregate.
+func castsByRing(a *callArgs) bool {
+	k := &a.key
+	return k.kind == kBroadcast && k.n <= inlineBytes && k.f.In() != gsync.InAllSync &&
+		k.f.Out() != gsync.OutAllSync && k.f&gsync.Aggregate == 0
+}
+
+// decide takes decision d for call n on its candidate record r unless
+// one was taken; it returns the call's decision, and whether it took it.
+func (r *localRec) decide(n, d uint64) (uint64, bool) {
+	for {
+		v := r.dec.Load()
+		if v>>2 > n {
+			return decisionOf(v, n), false
+		}
+		if r.dec.CompareAndSwap(v, (n+1)<<2|d) {
+			return d, true
+		}
+	}
+}
+
+// decisionOf is the decision of call n that a candidate record's dec v
+// holds, decided (v>>2 > n): a later call's decision means the ring, as
+// a call on the chain would have taken the record.
+func decisionOf(v, n uint64) uint64 {
+	if v>>2 == n+1 {
+		return v & 3
+	}
+	return decRing
+}
+
+// castByRing runs a's broadcast, the member's call number n, by the ring
+// if the call's decision is so; done is false when it takes the chain.
+// The root publishes its line (at) only once it took the ring, so that
+// the others, who read that line anyway, find the decision there and not
+// on the record, whose line would pass between their cores on every call.
+func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
+	tn, mine, k := it.tn, a.mine, &a.key
+	r := it.cur.nextRec()
+	rl := it.slot(n)
+	root := k.root // a local team's members are its ranks
+	ln, rt := &rl.lines[mine], &rl.lines[root]
+	sig, want := lineWord(k), n+1
+	free := it.ringFree(n, mine)
+	if mine == root {
+		if !free {
+			return false, nil // its block cannot go in its line: the chain decides
+		}
+		copy(ln.val[:], a.src[mine][:k.n])
+		if it.ahead >= maxStaged {
+			// As far ahead as a root may run: the chain, and its line
+			// says so at once.
+			r.decide(n, decChain)
+			ln.word = sig | lineChain
+			ln.at.Store(want)
+			return false, nil
+		}
+		ln.word = sig
+		switch d, took := r.decide(n, decRing); {
+		case d == decChain:
+			return false, nil
+		case !took: // another image took the ring as this call's root
+			tn.fins[mine].v.Store(want)
+			return true, fmt.Errorf("%w: the node's images called different collectives or with different arguments (image %d and another took themselves for the %v's root)",
+				ErrArgsDiffer, tn.team.Image(tn.mem[mine]), k.kind)
+		}
+		ln.at.Store(want)
+		if dst, src := a.dst[mine][:k.n], a.src[mine][:k.n]; !identical(dst, src) {
+			copy(dst, src)
+		}
+		it.ahead++ // it returns before the others came, as a staged root
+		it.ringed++
+		tn.fins[mine].v.Store(want)
+		return true, nil
+	}
+	if free {
+		ln.word = sig // for a ReduceAll by the ring at this call to see
+		ln.at.Store(want)
+	}
+	// The root's line, once there, says the decision (and, of another
+	// call, that the calls differ: the ring, where they are found so).
+	fromRoot := func() (d uint64, ok bool) {
+		if rt.at.Load() != want {
+			return 0, false
+		}
+		if rt.word&lineChain != 0 {
+			return decChain, true
+		}
+		return decRing, true
+	}
+	// A member whose line is not in the slot takes the chain (decides so,
+	// unless the root took the ring), where members of a ReduceAll by the
+	// ring at this call, waiting for its line, would find it.
+	var d uint64
+	var ok bool
+	if free {
+		d, ok = fromRoot()
+	}
+	switch {
+	case ok:
+	case a.nb || !free:
+		d, _ = r.decide(n, decChain)
+	default:
+		polls := 0
+		err = tn.n.eng.WaitArrivals(context.Background(), func() bool {
+			// The record's decision seldom: the root's line says its
+			// own, so only another member's goes there (chain).
+			polls++
+			d, ok = fromRoot()
+			return ok || polls%256 == 1 && r.dec.Load()>>2 >= want
+		}, it.ringStalled)
+		if err != nil {
+			tn.fins[mine].v.Store(want)
+			return true, err
+		}
+		if !ok {
+			d = decisionOf(r.dec.Load(), n)
+		}
+	}
+	if d == decChain {
+		return false, nil
+	}
+	// The root's block is in its line (written before it decided), unless
+	// its line is another call's: a ReduceAll by the ring, or a broadcast
+	// with other arguments.
+	it.ahead = 0
+	if rt.word&lineSig != sig {
+		err = rl.differ(a, root)
+	} else {
+		copy(a.dst[mine][:k.n], rt.val[:k.n])
+	}
+	it.ringed++
+	tn.fins[mine].v.Store(want)
+	return true, err
 }
