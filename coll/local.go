@@ -45,12 +45,13 @@ import (
 
 // Staging: the root image of a small broadcast (one that did not go by
 // the ring) or scatter that arrives before the others copies its source
-// into the record and its own block into its destination, and is done: it needs nothing from them, so (with
-// IN_MYSYNC or IN_NOSYNC and OUT_MYSYNC or OUT_NOSYNC) its part of the
-// collective is complete and its call returns at once, as the root of a
-// one-image-per-node broadcast returns once its sends left. The others
-// copy from the staged source. A root stages up to maxStaged calls in a
-// row (it runs that far ahead of the others at most).
+// into the record and its own block into its destination, and is done:
+// it needs nothing from them, so (with IN_MYSYNC or IN_NOSYNC and
+// OUT_MYSYNC or OUT_NOSYNC) its part of the collective is complete and its
+// call returns at once, as the root of a one-image-per-node broadcast
+// returns once its sends left. The others copy from the staged source. A
+// root stages up to maxStaged calls in a row, counting those it took by
+// the ring (it runs that far ahead of the others at most).
 const (
 	maxStageBytes = 8 << 10
 	maxStaged     = 64

@@ -86,7 +86,7 @@ type teamNode struct {
 	seq   atomic.Uint64
 	chain *localRec    // a local team's: the start of its records' chain (local.go)
 	ring  []memberLine // a local team's ring: ringCalls slots of a line per member (ring.go)
-	fins  []finLine    // by member: the calls it finished reading in the ring
+	fins  []finLine    // by member: its fin, how far it is done reading the ring
 	// AllThreads initiations waiting for the rest of the node's members
 	// (on a team with members on other nodes)
 	amu     stdsync.Mutex

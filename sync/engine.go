@@ -150,10 +150,10 @@ func NewEngine(poll PollFunc, idle func()) *Engine {
 	return &Engine{poll: poll, idle: idle, wake: make(chan struct{}, 1), unwaited: make(chan struct{}, 1)}
 }
 
-// Shared tells the engine that several goroutines, the node's images
-// images, use it, so that their waits count each other and yield (see
-// spinner); an engine used by one goroutine spares that cost. Call it
-// before any use.
+// Shared tells the engine that several goroutines use it, the node's
+// images (how many: images), so that their waits count each other and
+// yield (see spinner); an engine used by one goroutine spares that cost.
+// Call it before any use.
 func (e *Engine) Shared(images int) {
 	e.shared = true
 	e.outnumbered = images > runtime.GOMAXPROCS(0)
