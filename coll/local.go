@@ -214,12 +214,17 @@ func (im *Image) arriveLocal(a *callArgs) (gsync.Handle, error) {
 	n := it.calls
 	it.calls++
 	self := selfFolds(a)
+	// The Last of an aggregate completes only once every member is
+	// complete, and the last image to arrive at a member runs it: so its
+	// root does not stage nor its call go by the ring, where images leave
+	// before the others came. (A ReduceAll by the ring waits for all.)
+	last := it.aggOpen
 	switch {
 	case self:
 		if done, err := it.byRing(a, n); done {
 			return gsync.Handle{}, err
 		}
-	case castsByRing(a):
+	case !last && castsByRing(a):
 		if done, err := it.castByRing(a, n); done {
 			return gsync.Handle{}, err
 		}
@@ -236,7 +241,7 @@ func (im *Image) arriveLocal(a *callArgs) (gsync.Handle, error) {
 	ln := &r.lines[a.mine]
 	ln.dst, ln.src = a.dst[a.mine], a.src[a.mine]
 	word := lineWord(&a.key)
-	if it.ahead < maxStaged && r.stageRoot(a, ln) {
+	if it.ahead < maxStaged && !last && r.stageRoot(a, ln) {
 		word |= lineDone | lineStaged
 		it.ahead++
 	} else {

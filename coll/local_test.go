@@ -413,3 +413,56 @@ func TestRingBroadcast(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAggregateLastOnNode: the blocking Last of an aggregate on a team
+// that lives on one node returns only once every member of the aggregate
+// is complete on the image, also where the Last alone could go by the
+// ring or stage (a small broadcast: the root need not wait for anyone) and
+// the member runs late: its last image to arrive runs it, with a slow
+// reduction function. Three images; image 2 arrives last at the member.
+func TestAggregateLastOnNode(t *testing.T) {
+	const T = 3
+	sum := reducefn.Sum[int64]()
+	slow := reducefn.Entry{Flags: sum.Flags, Fn: func(res, l, r []byte, es int, f reducefn.Flags, arg int) {
+		time.Sleep(20 * time.Millisecond)
+		sum.Fn(res, l, r, es, f, arg)
+	}}
+	const f = gsync.InMySync | gsync.OutMySync | gsync.Local | gsync.AllThreads
+	i64 := func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }
+	put := func(b []byte, v int64) { binary.LittleEndian.PutUint64(b, uint64(v)) }
+	for _, last := range []string{"Broadcast", "ReduceAll"} {
+		t.Run(last, func(t *testing.T) {
+			err := colltest.RunImages([]int{T}, colltest.Options{}, coll.Options{}, []reducefn.Entry{slow}, time.Minute, func(im *coll.Image, nd *colltest.Node) error {
+				me, all := im.ImageNum(), im.TeamAll()
+				for round := range 3 {
+					src, dst, b := make([]byte, 8), make([]byte, 8), make([]byte, 8)
+					put(src, int64(me+1))
+					if me == 2 {
+						time.Sleep(5 * time.Millisecond)
+					}
+					if _, err := im.ReduceAllNB(all, dst, src, coll.Cyclic, 8, T, 0, 0, f|gsync.Aggregate); err != nil {
+						return err
+					}
+					var err error
+					if last == "Broadcast" {
+						put(b, 7)
+						err = im.Broadcast(all, b, 0, b, 8, f)
+					} else {
+						err = im.ReduceAll(all, b, b, coll.Cyclic, 8, T, 0, 0, f)
+					}
+					if err != nil {
+						return err
+					}
+					if got := i64(dst); got != 6 {
+						return fmt.Errorf("round %d, image %d: the member's result is %d after the Last returned, want 6", round, me, got)
+					}
+					nd.Rendezvous(fmt.Sprint("round", round), T)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
