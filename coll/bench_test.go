@@ -212,6 +212,41 @@ func BenchmarkRendezvousFloor(b *testing.B) {
 	}
 }
 
+// BenchmarkRingFloor is the floor under the ring (ring.go): two
+// goroutines that sum one float64 each, each writing its value and call
+// number into a line of its own (two slots, alternating) and reading the
+// other's, with no shared count. Beside BenchmarkRendezvousFloor it says
+// what a rendezvous without a record can save.
+func BenchmarkRingFloor(b *testing.B) {
+	type line struct {
+		at  atomic.Uint64
+		val float64
+		_   [48]byte
+	}
+	var ring [2][2]line // [slot][member]
+	srcs, dsts := [2]float64{1, 2}, [2]float64{}
+	var wg sync.WaitGroup
+	for me := range 2 {
+		wg.Go(func() {
+			for i := range uint64(b.N) {
+				sl := &ring[i%2]
+				sl[me].val = srcs[me]
+				sl[me].at.Store(i + 1)
+				for n := 1; sl[1-me].at.Load() != i+1; n++ {
+					if n%256 == 0 {
+						runtime.Gosched()
+					}
+				}
+				dsts[me] = sl[0].val + sl[1].val
+			}
+		})
+	}
+	wg.Wait()
+	if dsts[0] != 3 || dsts[1] != 3 {
+		b.Fatalf("sums %v, want 3", dsts)
+	}
+}
+
 // aggregate16 starts 16 members with flags f (Aggregate on all but the
 // last) and waits for the aggregate.
 func aggregate16(member func(m int, f gsync.Flags) (gsync.Handle, error)) error {

@@ -360,8 +360,7 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 	} else {
 		rec = tn.pending[i]
 		if rec.err.Load() == nil && !rec.c.key.sameCall(&a.key) {
-			rec.fail(fmt.Errorf("%w: the node's images called different collectives or with different arguments (%v and %v)",
-				ErrArgsDiffer, rec.c.key.kind, a.key.kind))
+			rec.fail(argsDiffer("%v and %v", rec.c.key.kind, a.key.kind))
 		}
 	}
 	rec.c.dst[a.mine], rec.c.src[a.mine] = a.dst[a.mine], a.src[a.mine]

@@ -2,6 +2,7 @@ package coll
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/gocoll/gocoll/images"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -60,3 +61,10 @@ var (
 // application goroutine that syncs the collective or initiated it (see
 // package sync); re-exported from package sync.
 type PanicError = gsync.PanicError
+
+// argsDiffer is ErrArgsDiffer saying, in the caller's words, how the
+// images' calls differ.
+func argsDiffer(format string, args ...any) error {
+	return fmt.Errorf("%w: the node's images called different collectives or with different arguments (%s)",
+		ErrArgsDiffer, fmt.Sprintf(format, args...))
+}

@@ -234,8 +234,8 @@ func (im *Image) arriveLocal(a *callArgs) (gsync.Handle, error) {
 	if d, _ := r.decide(n, decChain); d == decRing {
 		// A broadcast root went by the ring at this call (ring.go), and
 		// this image's call is another.
-		return gsync.Handle{}, fmt.Errorf("%w: the node's images called different collectives or with different arguments (image %d called %v where another went by as a Broadcast's root)",
-			ErrArgsDiffer, tn.team.Image(tn.mem[a.mine]), a.key.kind)
+		return gsync.Handle{}, argsDiffer("image %d called %v where another went by as a Broadcast's root",
+			tn.team.Image(tn.mem[a.mine]), a.key.kind)
 	}
 	it.cur = r
 	ln := &r.lines[a.mine]
@@ -449,8 +449,7 @@ func (r *recLines) gather(a *callArgs, sig uint64) (staged bool, err error) {
 // line contradicts.
 func (r *recLines) differ(a *callArgs, m int) error {
 	tn := r.tn
-	return fmt.Errorf("%w: the node's images called different collectives or with different arguments (images %d and %d, %v)",
-		ErrArgsDiffer, tn.team.Image(tn.mem[m]), tn.team.Image(tn.mem[a.mine]), a.key.kind)
+	return argsDiffer("images %d and %d, %v", tn.team.Image(tn.mem[m]), tn.team.Image(tn.mem[a.mine]), a.key.kind)
 }
 
 // blocksFrom gives every member its block of a broadcast or scatter from

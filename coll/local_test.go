@@ -16,6 +16,13 @@ import (
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
+// i64 reads the int64 at the start of b, little-endian as the tests
+// write it.
+func i64(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }
+
+// put writes v at the start of b.
+func put(b []byte, v int64) { binary.LittleEndian.PutUint64(b, uint64(v)) }
+
 // TestLocalChain: the records of a team that lives on one node (local.go)
 // form a chain that images may run ahead on. Three images of one node:
 //   - image 0 initiates 300 non-blocking calls (ReduceAll and Broadcast
@@ -30,8 +37,6 @@ func TestLocalChain(t *testing.T) {
 	const T = 3
 	fns := []reducefn.Entry{reducefn.Sum[int64]()}
 	const f = gsync.InMySync | gsync.OutMySync | gsync.Local | gsync.AllThreads
-	i64 := func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }
-	put := func(b []byte, v int64) { binary.LittleEndian.PutUint64(b, uint64(v)) }
 	var rootDone atomic.Int64 // broadcasts image 0 has returned from
 	err := colltest.RunImages([]int{T}, colltest.Options{MaxDelay: 5 * time.Microsecond}, coll.Options{}, fns, time.Minute, func(im *coll.Image, nd *colltest.Node) error {
 		me, all := im.ImageNum(), im.TeamAll()
@@ -216,8 +221,6 @@ func TestRing(t *testing.T) {
 	const T = 3
 	fns := []reducefn.Entry{reducefn.Sum[int64]()}
 	const f = gsync.InMySync | gsync.OutMySync | gsync.Local | gsync.AllThreads
-	i64 := func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }
-	put := func(b []byte, v int64) { binary.LittleEndian.PutUint64(b, uint64(v)) }
 	err := colltest.RunImages([]int{T}, colltest.Options{MaxDelay: 3 * time.Microsecond}, coll.Options{}, fns, time.Minute, func(im *coll.Image, nd *colltest.Node) error {
 		me, all := im.ImageNum(), im.TeamAll()
 		src, dst := make([]byte, 8), make([]byte, 8)
@@ -330,8 +333,6 @@ func TestRing(t *testing.T) {
 func TestRingBroadcast(t *testing.T) {
 	const T = 3
 	const f = gsync.InMySync | gsync.OutMySync | gsync.Local | gsync.AllThreads
-	i64 := func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }
-	put := func(b []byte, v int64) { binary.LittleEndian.PutUint64(b, uint64(v)) }
 	err := colltest.RunImages([]int{T}, colltest.Options{MaxDelay: 3 * time.Microsecond}, coll.Options{}, nil, time.Minute, func(im *coll.Image, nd *colltest.Node) error {
 		me, all := im.ImageNum(), im.TeamAll()
 		for i := range 600 {
@@ -428,8 +429,6 @@ func TestAggregateLastOnNode(t *testing.T) {
 		sum.Fn(res, l, r, es, f, arg)
 	}}
 	const f = gsync.InMySync | gsync.OutMySync | gsync.Local | gsync.AllThreads
-	i64 := func(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }
-	put := func(b []byte, v int64) { binary.LittleEndian.PutUint64(b, uint64(v)) }
 	for _, last := range []string{"Broadcast", "ReduceAll"} {
 		t.Run(last, func(t *testing.T) {
 			err := colltest.RunImages([]int{T}, colltest.Options{}, coll.Options{}, []reducefn.Entry{slow}, time.Minute, func(im *coll.Image, nd *colltest.Node) error {

@@ -2,7 +2,6 @@ package coll
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 
 	gsync "github.com/gocoll/gocoll/sync"
@@ -214,6 +213,11 @@ func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
 	root := k.root // a local team's members are its ranks
 	ln, rt := &rl.lines[mine], &rl.lines[root]
 	sig, want := lineWord(k), n+1
+	defer func() {
+		if done {
+			tn.fins[mine].v.Store(want) // done reading the slot; the chain publishes its own
+		}
+	}()
 	free := it.ringFree(n, mine)
 	if mine == root {
 		if !free {
@@ -233,9 +237,8 @@ func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
 		case d == decChain:
 			return false, nil
 		case !took: // another image took the ring as this call's root
-			tn.fins[mine].v.Store(want)
-			return true, fmt.Errorf("%w: the node's images called different collectives or with different arguments (image %d and another took themselves for the %v's root)",
-				ErrArgsDiffer, tn.team.Image(tn.mem[mine]), k.kind)
+			return true, argsDiffer("image %d and another took themselves for the %v's root",
+				tn.team.Image(tn.mem[mine]), k.kind)
 		}
 		ln.at.Store(want)
 		if dst, src := a.dst[mine][:k.n], a.src[mine][:k.n]; !identical(dst, src) {
@@ -243,7 +246,6 @@ func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
 		}
 		it.ahead++ // it returns before the others came, as a staged root
 		it.ringed++
-		tn.fins[mine].v.Store(want)
 		return true, nil
 	}
 	if free {
@@ -283,7 +285,6 @@ func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
 			return ok || polls%256 == 1 && r.dec.Load()>>2 >= want
 		}, it.ringStalled)
 		if err != nil {
-			tn.fins[mine].v.Store(want)
 			return true, err
 		}
 		if !ok {
@@ -303,6 +304,5 @@ func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
 		copy(a.dst[mine][:k.n], rt.val[:k.n])
 	}
 	it.ringed++
-	tn.fins[mine].v.Store(want)
 	return true, err
 }
