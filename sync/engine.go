@@ -229,7 +229,10 @@ func (e *Engine) enter(op Op, parts int) (uint32, error) {
 		}
 	}
 	en.fin, en.watch, en.abandoned, en.ticks = false, nil, false, 0
-	if e.unfinished.Add(1) == 1 {
+	// Only an agent parks on wake: without one, a send on the full
+	// channel would take its lock on every call. (An agent started since
+	// the load sees the count, and does not park.)
+	if e.unfinished.Add(1) == 1 && e.hasAgent.Load() {
 		select { // wake a parked agent
 		case e.wake <- struct{}{}:
 		default:
