@@ -137,8 +137,8 @@ func (it *imageTeam) byRing(a *callArgs, n uint64) (done bool, err error) {
 const claimCalls = 4
 
 // claimAhead writes member mine's line of the slot claimCalls calls after
-// n, if no one reads that slot any more (the cached fins say so; none is
-// read again): a plain store, so that the line comes over from the cores
+// n, if no one reads that slot any more (as the cached fins say: they are
+// not read again for it): a plain store, so that the line comes over from the cores
 // that read it last while the image returns and makes its next calls,
 // rather than when that call stores its arrival, a fence that would wait
 // for it. The line's word is written again before its arrival says the

@@ -13,7 +13,7 @@
 # for the same binary. The median over many short runs says what the code
 # costs. Each run takes /tmp/gocoll-cpu.lock exclusively (the machine is
 # shared); extra arguments go to collbench.
-set -eu
+set -euo pipefail # a failed collbench run ends the script
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 ensure_go
