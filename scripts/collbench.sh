@@ -8,6 +8,5 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 ensure_go
 ensure_mpi
-mkdir -p bin
-go build -o bin/collbench ./cmd/collbench
+build_collbench
 exec $(mpirun_cmd "${GOCOLL_NP:-2}") bin/collbench "$@"

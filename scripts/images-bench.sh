@@ -18,8 +18,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 ensure_go
 ensure_mpi
-mkdir -p bin
-go build -o bin/collbench ./cmd/collbench
+build_collbench
 np=${GOCOLL_NP:-2}
 rounds=${GOCOLL_ROUNDS:-20}
 ops=gocoll.Tnp.ReduceAll,gocoll.Tnp.Broadcast,gocoll.Tnp.BroadcastM,gocoll.Tnp.ReduceAllM,gocoll.ReduceAll,gocoll.Broadcast

@@ -59,6 +59,12 @@ ensure_go() {
 	export PATH="$PATH:$(go env GOPATH)/bin"
 }
 
+# build_collbench builds cmd/collbench into bin/ (after ensure_go and
+# ensure_mpi): the main job and scripts/images-bench.sh run it from there.
+build_collbench() {
+	mkdir -p bin && go build -o bin/collbench ./cmd/collbench
+}
+
 # mpi_cc prints the C compiler wrapper of the MPI GOCOLL_MPI names (for
 # the C twins and baselines), for the same reason.
 mpi_cc() {
