@@ -20,11 +20,11 @@ import (
 // loads and stores, no MPI call and no cgo call at all. Each process's part
 // of the window holds one ring per sender on its node; a ring has a single
 // producer (the sender) and a single consumer (the owner), so two counters
-// published with atomic stores are all the synchronization it needs: the
-// producer writes a message, then advances head; the consumer reads it,
-// then advances tail. Messages are an 8-byte header (tag, length) and the
-// payload padded to 8 bytes, never split across the end of the ring (a
-// skip marker fills the rest).
+// published in order (publish: release order, no fence) are all the
+// synchronization it needs: the producer writes a message, then advances
+// head; the consumer reads it, then advances tail. Messages are an 8-byte
+// header (tag, length) and the payload padded to 8 bytes, never split
+// across the end of the ring (a skip marker fills the rest).
 //
 // Tag matching is MPI's: per sender and tag, in order. The consumer matches
 // the ring's next message against its posted receives; one it cannot match
@@ -94,7 +94,7 @@ func (r *outRing) put(tag int, b []byte) bool {
 	binary.LittleEndian.PutUint32(r.data[pos:], uint32(tag))
 	binary.LittleEndian.PutUint32(r.data[pos+4:], uint32(len(b)))
 	r.written += skip + need
-	r.head.Store(r.written)
+	publish(r.head, r.written)
 	return true
 }
 
@@ -129,7 +129,7 @@ func (r *inRing) next() (tag int, payload []byte, ok bool) {
 // consume frees the message next returned.
 func (r *inRing) consume(n int) {
 	r.read += msgBytes(n)
-	r.tail.Store(r.read)
+	publish(r.tail, r.read)
 }
 
 // shmXfer is a posted receive waiting for its message, or a send waiting
