@@ -88,9 +88,12 @@ func Stat(err error) int {
 // images) are ErrMismatch, its stall is ErrStalled, anything else
 // ErrCollective.
 func collErr(err error) error {
+	if err == nil { // before se, which errors.As moves to the heap: no allocation per call
+		return nil
+	}
 	var se *StatError
 	switch {
-	case err == nil || errors.As(err, &se):
+	case errors.As(err, &se):
 		return err
 	case errors.Is(err, coll.ErrMismatch) || errors.Is(err, coll.ErrArgsDiffer):
 		se = ErrMismatch

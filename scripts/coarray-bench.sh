@@ -16,12 +16,7 @@ cd "$(dirname "$0")/.."
 ensure_go && ensure_mpi && ensure_fortran || exit 1
 
 out=out/coarray-bench
-bench=coarray/fortran/bench
-mkdir -p "$out"
-build_caf "$out" &&
-	GOCOLL_FFLAGS=-O2 caf_gocoll "$out" $bench/bench.f90 "$out/bench.gocoll" 2>/dev/null &&
-	caf -O2 -J "$out" $bench/bench.f90 -o "$out/bench.opencoarrays" 2>/dev/null &&
-	mpicc -O2 $bench/mpi_bench.c -o "$out/mpi_bench" || exit 1
+build_coarray_bench "$out" || exit 1
 
 for np in ${GOCOLL_NPS:-2 4}; do
 	echo "== np $np"

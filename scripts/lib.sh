@@ -123,6 +123,26 @@ caf_gocoll() {
 	gfortran ${GOCOLL_FFLAGS:--O2} -fcoarray=lib -J "$(dirname "$3")" "$2" -o "$3" -L"$dir" -lcaf_gocoll -Wl,-rpath,"$dir"
 }
 
+# build_coarray_bench DIR builds the coarray timing programs into DIR:
+# coarray/fortran/bench/bench.f90 on gocoll's runtime (bench.gocoll) and on
+# OpenCoarrays (bench.opencoarrays), and the MPI baseline in C (mpi_bench),
+# for scripts/coarray-bench.sh and scripts/cosum-rounds.sh.
+build_coarray_bench() {
+	local bench=coarray/fortran/bench
+	build_caf "$1" &&
+		GOCOLL_FFLAGS=-O2 caf_gocoll "$1" $bench/bench.f90 "$1/bench.gocoll" 2>/dev/null &&
+		caf -O2 -J "$1" $bench/bench.f90 -o "$1/bench.opencoarrays" 2>/dev/null &&
+		mpicc -O2 $bench/mpi_bench.c -o "$1/mpi_bench"
+}
+
+# spread prints the median, least and greatest of the numbers on stdin
+# (one per line) as "median (least..greatest)".
+spread() {
+	sort -g | awk '{ v[NR] = $1 }
+		END { if (NR == 0) exit 1
+			printf "%.2f (%.2f..%.2f)\n", NR % 2 ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2, v[1], v[NR] }'
+}
+
 # cafrun_cmd NP prints OpenCoarrays' launcher command for NP images, with
 # the same mpirun settings as mpirun_cmd (cafrun takes none of mpirun's
 # flags: they go through Open MPI's environment variables).
