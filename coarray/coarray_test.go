@@ -79,10 +79,11 @@ func TestNoAllocation(t *testing.T) {
 }
 
 // TestNoAllocationImages: with two images, where the engine moves data
-// (through memory: one node), a call allocates nothing either; the engine
-// errors' wrapping once allocated on every successful call (collErr). The
-// two images call in step; the count is the whole process's, so that
-// either image's allocations show, with room for the runtime's own.
+// (through memory: one node), a call allocates nothing either. (collErr,
+// which wraps the engine's errors, once allocated on every call that
+// succeeded.) The two images call in step; the count is the whole
+// process's, so that either image's allocations show, with room for the
+// runtime's own.
 func TestNoAllocationImages(t *testing.T) {
 	if raceOn {
 		t.Skip("the race detector's sync.Pool drops what it is given: the engine's records are then allocated anew")
