@@ -53,22 +53,34 @@ func badInputOptions(c coarraytest.Check, checked bool) (opts coarray.Options, c
 	return opts, true
 }
 
+// faceCall is a collective the allocation tests call.
+type faceCall struct {
+	name string
+	call func() error
+}
+
+// faceCalls are the collectives the allocation tests call on a small
+// vector of img's, in the same order on every image (a map's order would
+// differ from image to image, and their collectives with it).
+func faceCalls(img *coarray.Image) []faceCall {
+	x := []float64{1, 2}
+	return []faceCall{
+		{"CoSum", func() error { return coarray.CoSum(img, x) }},
+		{"CoSum ResultImage", func() error { return coarray.CoSum(img, x, coarray.ResultImage(1)) }},
+		{"CoMax", func() error { return coarray.CoMax(img, x) }},
+		{"CoBroadcast", func() error { return coarray.CoBroadcast(img, x, 1) }},
+	}
+}
+
 // TestNoAllocation: a collective of the face allocates nothing per call
 // (on one image, where the engine has nothing to move, what remains is the
 // face's own work: options, checks, the agreement's test).
 func TestNoAllocation(t *testing.T) {
 	err := runImages([]int{1}, 0, coarray.Options{}, true, func(img *coarray.Image) error {
-		x := []float64{1, 2}
-		calls := map[string]func() error{
-			"CoSum":             func() error { return coarray.CoSum(img, x) },
-			"CoSum ResultImage": func() error { return coarray.CoSum(img, x, coarray.ResultImage(1)) },
-			"CoMax":             func() error { return coarray.CoMax(img, x) },
-			"CoBroadcast":       func() error { return coarray.CoBroadcast(img, x, 1) },
-		}
-		for name, call := range calls {
+		for _, c := range faceCalls(img) {
 			var err error
-			if n := testing.AllocsPerRun(100, func() { err = errors.Join(err, call()) }); n != 0 || err != nil {
-				return fmt.Errorf("%s: %v allocations per call, error %v", name, n, err)
+			if n := testing.AllocsPerRun(100, func() { err = errors.Join(err, c.call()) }); n != 0 || err != nil {
+				return fmt.Errorf("%s: %v allocations per call, error %v", c.name, n, err)
 			}
 		}
 		return nil
@@ -90,18 +102,9 @@ func TestNoAllocationImages(t *testing.T) {
 	}
 	const calls = 2000
 	err := runImages([]int{2}, 0, coarray.Options{}, true, func(img *coarray.Image) error {
-		x := []float64{1, 2}
-		ops := []struct {
-			name string
-			call func() error
-		}{
-			{"CoSum", func() error { return coarray.CoSum(img, x) }},
-			{"CoSum ResultImage", func() error { return coarray.CoSum(img, x, coarray.ResultImage(1)) }},
-			{"CoBroadcast", func() error { return coarray.CoBroadcast(img, x, 1) }},
-		}
-		for _, op := range ops {
+		for _, c := range faceCalls(img) {
 			for range 10 { // warm up: buffers the engine keeps
-				if err := op.call(); err != nil {
+				if err := c.call(); err != nil {
 					return err
 				}
 			}
@@ -111,7 +114,7 @@ func TestNoAllocationImages(t *testing.T) {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			for range calls {
-				if err := op.call(); err != nil {
+				if err := c.call(); err != nil {
 					return err
 				}
 			}
@@ -120,7 +123,7 @@ func TestNoAllocationImages(t *testing.T) {
 				return err
 			}
 			if n := after.Mallocs - before.Mallocs; n > calls/20 {
-				return fmt.Errorf("%s: %d allocations in the process over %d calls", op.name, n, calls)
+				return fmt.Errorf("%s: %d allocations in the process over %d calls", c.name, n, calls)
 			}
 		}
 		return nil

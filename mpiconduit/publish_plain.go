@@ -13,10 +13,11 @@ import (
 // XCHG there, a full fence that holds the producer until the ring's lines
 // came over from the peer that last read them (profiled: over a third of
 // the Go side of a ReduceAll of 8 B at np 2); with a plain store those
-// transfers overlap what the process does next. Nothing in the rings needs the stronger
-// order: each side only waits for what the other published. Under the
-// race detector (which cannot see a plain store's order: TestRingOrder
-// runs both ends in one process) publish is the atomic store.
+// transfers overlap what the process does next. Nothing in the rings
+// needs the stronger order: each side only waits for what the other
+// published. Under the race detector (which cannot see a plain store's
+// order: TestRingOrder runs both ends in one process) publish is the
+// atomic store.
 func publish(p *atomic.Uint64, v uint64) {
 	*(*uint64)(unsafe.Pointer(p)) = v
 }
