@@ -196,6 +196,7 @@ func TestRingBytes(t *testing.T) {
 		want uint64
 	}{{1, 64 << 10}, {16, 64 << 10}, {17, 32 << 10}, {32, 32 << 10}, {64, 16 << 10}, {1000, 16 << 10}} {
 		require.Equal(t, c.want, ringBytes(c.n), "%d processes", c.n)
-		require.GreaterOrEqual(t, ringBytes(c.n), 2*msgBytes(int(ringBytes(c.n)/8)), "two of the largest messages fit")
+		require.Zero(t, ringBytes(c.n)&(ringBytes(c.n)-1), "a power of two (ringAt masks offsets)")
+		require.GreaterOrEqual(t, ringBytes(c.n), 2*dataBytes(int(ringBytes(c.n)/8)), "two of the largest payloads fit")
 	}
 }

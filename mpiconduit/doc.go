@@ -17,7 +17,7 @@
 //     operations on this process's windows (MPICH needs it).
 //   - shm.go: the shared-memory path, rings in an MPI shared window
 //     (MPI_Win_allocate_shared) with loads, stores and atomics and no MPI or
-//     cgo call, as GASNet's PSHM does (the counters' stores in
+//     cgo call, as GASNet's PSHM does (the flags' and tails' stores in
 //     publish_plain.go and publish_atomic.go); GOCOLL_SHM=0 in the
 //     environment (or ConduitOptions) turns it off, and
 //     ConduitOptions.MaxNodeSize splits a host into smaller nodes.

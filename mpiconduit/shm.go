@@ -19,12 +19,26 @@ import (
 // pass small transfers through rings in an MPI shared window with plain
 // loads and stores, no MPI call and no cgo call at all. Each process's part
 // of the window holds one ring per sender on its node; a ring has a single
-// producer (the sender) and a single consumer (the owner), so two counters
-// published in order (publish: release order, no fence) are all the
-// synchronization it needs: the producer writes a message, then advances
-// head; the consumer reads it, then advances tail. Messages are an 8-byte
-// header (tag, length) and the payload padded to 8 bytes, never split
-// across the end of the ring (a skip marker fills the rest).
+// producer (the sender) and a single consumer (the owner).
+//
+// A ring is a ring of 64-byte lines, one per message, and a ring of data
+// for payloads too long for a line. A line holds the message's header
+// (tag, length), then its payload when it fits in 48 bytes or else where
+// the payload starts in the data ring, and last a flag word, as NCCL's
+// LL128 protocol puts a flag in each line. The producer writes the payload
+// and the line, then publishes the line's flag (publish: release order, no
+// fence) with a value no earlier lap wrote there: the line's place in the
+// stream, plus one. The consumer polls the flag of the line its next
+// message comes in: a small message is then one line and one transfer
+// between the processors, where a counter published beside the ring took
+// two in turn (the counter's line, then the message's). Flags only ever
+// hold flags, so no stale payload passes for a message. A long payload
+// moves in one copy each way, and never runs across the data ring's end
+// (its producer starts it over at the front); from 49 bytes to about 512
+// it costs a little more than the counter did (BENCHMARKS.md, "One line
+// per message").
+// The consumer publishes how far it has read in each ring (the tails),
+// which the producer reads only when the room it last saw runs out.
 //
 // Tag matching is MPI's: per sender and tag, in order. The consumer matches
 // the ring's next message against its posted receives; one it cannot match
@@ -34,23 +48,25 @@ import (
 
 const (
 	// ShmMax is the largest transfer through shared memory, an eighth of a
-	// ring (less on nodes crowded enough to shrink the rings); larger ones
-	// use MPI, which moves large messages within a node with a single copy.
-	// Two copies through a ring beat that up to about 8 KiB here.
+	// data ring (less on nodes crowded enough to shrink the rings); larger
+	// ones use MPI, which moves large messages within a node with a single
+	// copy. Two copies through a ring beat that up to about 8 KiB here.
 	ShmMax = maxRing / 8
 
-	ringHeader = 128 // head and tail, a cache line apart
-	// Bytes of messages per ring: maxRing, less on crowded nodes so that a
-	// process's part stays near shmPerProcess, never under minRing.
+	ringHeader = 64 // the tails, a line of their own
+	// Bytes of each data ring: maxRing, less on crowded nodes so that a
+	// process's data rings stay near shmPerProcess, never under minRing.
+	// The ring of lines adds a quarter: a line per message in flight.
 	maxRing       = 64 << 10
 	minRing       = 16 << 10
 	shmPerProcess = 1 << 20
-	skipMark      = ^uint32(0) // header length of a skip to the ring's start
+
+	lineBytes = 64
+	inline    = 48 // payload bytes a line holds, after its 8-byte header
+	lineFlag  = 56 // where a line's flag is
 )
 
-func msgBytes(n int) uint64 { return uint64(8 + (n+7)&^7) }
-
-// ringBytes is the data size of each ring on a node of n processes.
+// ringBytes is the size of each data ring on a node of n processes.
 func ringBytes(n int) uint64 {
 	b := uint64(maxRing)
 	for b > minRing && uint64(n)*b > shmPerProcess {
@@ -59,77 +75,126 @@ func ringBytes(n int) uint64 {
 	return b
 }
 
-// ringCounters are the shared head and tail of the ring at mem.
-func ringCounters(mem []byte) (head, tail *atomic.Uint64) {
-	return (*atomic.Uint64)(unsafe.Pointer(&mem[0])), (*atomic.Uint64)(unsafe.Pointer(&mem[64]))
+// ringStride is the shared memory of one ring whose data ring has b bytes.
+func ringStride(b uint64) uint64 { return ringHeader + b/4 + b }
+
+// dataBytes is the data ring space of a payload of n bytes: whole lines,
+// none for one that fits in its message's line.
+func dataBytes(n int) uint64 {
+	if n <= inline {
+		return 0
+	}
+	return uint64(n+lineBytes-1) &^ (lineBytes - 1)
 }
+
+// ring is what both ends of a ring share: the tails, the lines and the data.
+type ring struct {
+	lineTail, dataTail *atomic.Uint64
+	lines, data        []byte
+}
+
+// ringAt lays a ring out at mem, ringStride(b) bytes; b is a power of two
+// (as ringBytes gives), so that both rings' places are offsets masked.
+func ringAt(mem []byte, b uint64) ring {
+	lines := mem[ringHeader : ringHeader+b/4]
+	return ring{
+		lineTail: (*atomic.Uint64)(unsafe.Pointer(&mem[0])),
+		dataTail: (*atomic.Uint64)(unsafe.Pointer(&mem[8])),
+		lines:    lines,
+		data:     mem[ringHeader+b/4 : ringStride(b)],
+	}
+}
+
+// flag is the flag word of the line at pos.
+func (r *ring) flag(pos uint64) *atomic.Uint64 {
+	return (*atomic.Uint64)(unsafe.Pointer(&r.lines[pos+lineFlag]))
+}
+
+// flagAt is the flag of the line at stream offset off: nonzero, and
+// different at one place of the ring from one lap to the next.
+func flagAt(off uint64) uint64 { return off/lineBytes + 1 }
 
 // outRing is the producer's end of a ring.
 type outRing struct {
-	head, tail *atomic.Uint64
-	data       []byte // len(data) bytes of messages
-	written    uint64 // == *head, kept locally
-	freeTo     uint64 // last tail seen + len(data): writing up to here is safe
+	ring
+	sent, dataSent uint64 // stream offsets of the next line and payload
+	// Last tails seen + the rings' sizes: writing up to here is safe.
+	lineFree, dataFree uint64
 }
 
 // put writes one message, or reports false when the ring has no room.
 func (r *outRing) put(tag int, b []byte) bool {
-	need, size := msgBytes(len(b)), uint64(len(r.data))
-	pos := r.written % size
-	skip := uint64(0)
-	if pos+need > size {
-		skip = size - pos
-	}
-	if r.written+skip+need > r.freeTo {
-		r.freeTo = r.tail.Load() + size
-		if r.written+skip+need > r.freeTo {
+	if r.sent+lineBytes > r.lineFree {
+		r.lineFree = r.lineTail.Load() + uint64(len(r.lines))
+		if r.sent+lineBytes > r.lineFree {
 			return false
 		}
 	}
-	if skip > 0 {
-		binary.LittleEndian.PutUint32(r.data[pos+4:], skipMark)
-		pos = 0
+	pos := r.sent & uint64(len(r.lines)-1)
+	line := r.lines[pos : pos+lineBytes]
+	if need := dataBytes(len(b)); need == 0 {
+		copy(line[8:lineFlag], b)
+	} else {
+		size := uint64(len(r.data))
+		at := r.dataSent
+		if at&(size-1)+need > size { // start over at the front
+			at += size - at&(size-1)
+		}
+		if at+need > r.dataFree {
+			r.dataFree = r.dataTail.Load() + size
+			if at+need > r.dataFree {
+				return false
+			}
+		}
+		copy(r.data[at&(size-1):], b)
+		binary.LittleEndian.PutUint64(line[8:], at)
+		r.dataSent = at + need
 	}
-	copy(r.data[pos+8:], b)
-	binary.LittleEndian.PutUint32(r.data[pos:], uint32(tag))
-	binary.LittleEndian.PutUint32(r.data[pos+4:], uint32(len(b)))
-	r.written += skip + need
-	publish(r.head, r.written)
+	binary.LittleEndian.PutUint32(line, uint32(tag))
+	binary.LittleEndian.PutUint32(line[4:], uint32(len(b)))
+	publish(r.flag(pos), flagAt(r.sent))
+	r.sent += lineBytes
 	return true
 }
 
 // inRing is the consumer's end of a ring.
 type inRing struct {
-	head, tail *atomic.Uint64
-	data       []byte
-	read       uint64 // == *tail, kept locally
-	seen       uint64 // last head seen
+	ring
+	read uint64 // stream offset of the next line, == *lineTail
+	line []byte // the line next found
 }
 
-// next returns the next message without consuming it.
-func (r *inRing) next() (tag int, payload []byte, ok bool) {
-	for {
-		if r.read == r.seen {
-			if r.seen = r.head.Load(); r.read == r.seen {
-				return 0, nil, false
-			}
-		}
-		size := uint64(len(r.data))
-		pos := r.read % size
-		n := binary.LittleEndian.Uint32(r.data[pos+4:])
-		if n == skipMark {
-			r.read += size - pos
-			continue
-		}
-		tag = int(binary.LittleEndian.Uint32(r.data[pos:]))
-		return tag, r.data[pos+8 : pos+8+uint64(n)], true
+// next returns the tag and length of the next message without consuming
+// it; payload copies it out.
+func (r *inRing) next() (tag, n int, ok bool) {
+	pos := r.read & uint64(len(r.lines)-1)
+	// An atomic load (a plain one on amd64, which keeps loads in order):
+	// the compiler may not read the message before it.
+	if r.flag(pos).Load() != flagAt(r.read) {
+		return 0, 0, false
 	}
+	r.line = r.lines[pos : pos+lineBytes]
+	return int(binary.LittleEndian.Uint32(r.line)), int(binary.LittleEndian.Uint32(r.line[4:])), true
 }
 
-// consume frees the message next returned.
+// payload copies the payload of the message next returned into b, at most
+// its length.
+func (r *inRing) payload(b []byte) {
+	if n := int(binary.LittleEndian.Uint32(r.line[4:])); n <= inline {
+		copy(b, r.line[8:8+n])
+		return
+	}
+	at := binary.LittleEndian.Uint64(r.line[8:]) & uint64(len(r.data)-1)
+	copy(b, r.data[at:])
+}
+
+// consume frees the message next returned, of n bytes.
 func (r *inRing) consume(n int) {
-	r.read += msgBytes(n)
-	publish(r.tail, r.read)
+	if need := dataBytes(n); need > 0 {
+		publish(r.dataTail, binary.LittleEndian.Uint64(r.line[8:])+need)
+	}
+	r.read += lineBytes
+	publish(r.lineTail, r.read)
 }
 
 // shmXfer is a posted receive waiting for its message, or a send waiting
@@ -237,7 +302,7 @@ func newShm(c *mpi.Comm, maxNode int) (*shm, error) {
 	}
 	n, me := node.Size(), node.Rank()
 	data := ringBytes(n)
-	stride := int(ringHeader + data)
+	stride := int(ringStride(data))
 	win, werr := mpi.WinAllocateShared(node, n*stride)
 	ok := []int32{1}
 	if werr != nil {
@@ -262,17 +327,16 @@ func newShm(c *mpi.Comm, maxNode int) (*shm, error) {
 		// Messages to l go to ring me of l's part; from l come in ring l of mine.
 		out := theirs[me*stride : (me+1)*stride]
 		in := mine[l*stride : (l+1)*stride]
-		p.out.head, p.out.tail = ringCounters(out)
-		p.out.data, p.out.freeTo = out[ringHeader:], data
-		p.in.head, p.in.tail = ringCounters(in)
-		p.in.data = in[ringHeader:]
+		p.out.ring, p.in.ring = ringAt(out, data), ringAt(in, data)
+		p.out.lineFree, p.out.dataFree = uint64(len(p.out.lines)), data
 		s.peers[ranks[l]] = p
 	}
 	// Every ring must be initialized (MPI zeroes nothing) before anyone sends.
 	for l := 0; l < n; l++ {
 		p := s.peers[ranks[l]]
-		p.in.head.Store(0)
-		p.in.tail.Store(0)
+		p.in.lineTail.Store(0)
+		p.in.dataTail.Store(0)
+		clear(p.in.lines) // no flag may match before its message is written
 	}
 	if err := node.Barrier(); err != nil {
 		s.close()
@@ -340,15 +404,15 @@ func (s *shm) fits(n, tag, want int) {
 // completed receives' tokens go to s.done.
 func (s *shm) drain(p *shmPeer, want uint64) (got bool) {
 	for p.posted.len() > 0 {
-		tag, data, ok := p.in.next()
+		tag, n, ok := p.in.next()
 		if !ok {
 			break
 		}
 		matched := false
 		for i := range p.posted.len() {
 			if r := p.posted.at(i); r.tag == tag {
-				s.fits(len(data), tag, len(r.buf))
-				copy(r.buf, data)
+				s.fits(n, tag, len(r.buf))
+				p.in.payload(r.buf[:min(n, len(r.buf))])
 				if r.id == want {
 					got = true
 				} else {
@@ -360,9 +424,11 @@ func (s *shm) drain(p *shmPeer, want uint64) (got bool) {
 			}
 		}
 		if !matched {
-			p.unexpected.push(shmMsg{tag, append([]byte(nil), data...)})
+			data := make([]byte, n)
+			p.in.payload(data)
+			p.unexpected.push(shmMsg{tag, data})
 		}
-		p.in.consume(len(data))
+		p.in.consume(n)
 	}
 	return got
 }
