@@ -3,6 +3,7 @@ package mpiconduit
 import (
 	"fmt"
 	"testing"
+	"unsafe"
 
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
 	"github.com/stretchr/testify/require"
@@ -171,6 +172,27 @@ func TestConduitFloodOutOfOrder(t *testing.T) {
 		}
 		require.NoError(t, w.Barrier())
 	})
+}
+
+// TestRingsLineAligned: every ring's lines and data start on a cache line
+// (in the process's own rings and in the peers' it writes to), so that a
+// message's line is one cache line, its flag with it. Open MPI's shared
+// window parts start 8 bytes past one; without lineAligned this fails.
+func TestRingsLineAligned(t *testing.T) {
+	cd, err := NewConduit(mpi.World())
+	require.NoError(t, err)
+	defer cd.Close()
+	if !cd.SharedMemory() {
+		t.Skip("GOCOLL_SHM=0: no shared-memory path")
+	}
+	for r, p := range cd.shm.peers {
+		if p == nil {
+			continue
+		}
+		for _, b := range [][]byte{p.in.lines, p.in.data, p.out.lines, p.out.data} {
+			require.Zero(t, uintptr(unsafe.Pointer(unsafe.SliceData(b)))%lineBytes, "a ring with rank %d", r)
+		}
+	}
 }
 
 // A message that does not fit its receive is an error from Poll on the
