@@ -174,17 +174,24 @@ func TestConduitFloodOutOfOrder(t *testing.T) {
 	})
 }
 
+// shmConduit is a conduit on c, closed when the test ends; the test is
+// skipped when it has no shared-memory path.
+func shmConduit(t *testing.T, c *mpi.Comm) *Conduit {
+	cd, err := NewConduit(c)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, cd.Close()) })
+	if !cd.SharedMemory() {
+		t.Skip("GOCOLL_SHM=0: no shared-memory path")
+	}
+	return cd
+}
+
 // TestRingsLineAligned: every ring's lines and data start on a cache line
 // (in the process's own rings and in the peers' it writes to), so that a
 // message's line is one cache line, its flag with it. Open MPI's shared
 // window parts start 8 bytes past one; without lineAligned this fails.
 func TestRingsLineAligned(t *testing.T) {
-	cd, err := NewConduit(mpi.World())
-	require.NoError(t, err)
-	defer cd.Close()
-	if !cd.SharedMemory() {
-		t.Skip("GOCOLL_SHM=0: no shared-memory path")
-	}
+	cd := shmConduit(t, mpi.World())
 	for r, p := range cd.shm.peers {
 		if p == nil {
 			continue
@@ -198,13 +205,8 @@ func TestRingsLineAligned(t *testing.T) {
 // A message that does not fit its receive is an error from Poll on the
 // shared-memory path, as MPI_ERR_TRUNCATE is on MPI's.
 func TestConduitSizeMismatch(t *testing.T) {
-	cd, err := NewConduit(mpi.Self())
-	require.NoError(t, err)
-	defer cd.Close()
-	if !cd.SharedMemory() {
-		t.Skip("GOCOLL_SHM=0: no shared-memory path")
-	}
-	_, err = cd.Isend(0, 7, make([]byte, 16), 1)
+	cd := shmConduit(t, mpi.Self())
+	_, err := cd.Isend(0, 7, make([]byte, 16), 1)
 	require.NoError(t, err)
 	_, err = cd.Irecv(0, 7, make([]byte, 8), 2)
 	require.NoError(t, err)

@@ -32,13 +32,14 @@ import (
 // message comes in: a small message is then one line and one transfer
 // between the processors, where a counter published beside the ring took
 // two in turn (the counter's line, then the message's). Flags only ever
-// hold flags, so no stale payload passes for a message. A long payload
+// hold flags, so no stale payload passes for a message. The consumer
+// publishes how far it has read in each ring (the tails), which the
+// producer reads only when the room it last saw runs out. A long payload
 // moves in one copy each way, and never runs across the data ring's end
 // (its producer starts it over at the front); from 49 bytes to about 512
 // a message costs up to 0.1 µs more than with the counter, for a reason
-// not found (BENCHMARKS.md, "One line per message").
-// The consumer publishes how far it has read in each ring (the tails),
-// which the producer reads only when the room it last saw runs out.
+// not found (BENCHMARKS.md, "One line per message"). The rings start on a
+// cache line (lineAligned), so that a line is one.
 //
 // Tag matching is MPI's: per sender and tag, in order. The consumer matches
 // the ring's next message against its posted receives; one it cannot match
