@@ -97,9 +97,23 @@ fortran_run() {
 # (GOCOLL_CAF_CHECK=1, which mpirun passes on to its local ranks).
 fortran_run_checked() { GOCOLL_CAF_CHECK=1 fortran_run "$@"; }
 
+# fortran_profiled NP BIN NAME: fortran_run with the runtime's CPU profile
+# (GOCOLL_CAF_CPUPROFILE), which must then be there for every image and
+# parse as a CPU profile (a short test may give it no samples).
+fortran_profiled() {
+	local dir i
+	dir=$(mktemp -d)
+	GOCOLL_CAF_CPUPROFILE=$dir/cpu fortran_run "$@" || { rm -rf "$dir"; return 1; }
+	for i in $(seq 1 "$1"); do
+		go tool pprof -top "$dir/cpu.$i" 2>&1 | grep -qx 'Type: cpu' ||
+			{ echo "image $i wrote no CPU profile"; rm -rf "$dir"; return 1; }
+	done
+	rm -rf "$dir"
+}
+
 # The Fortran coarray tests, built with gfortran against gocoll's runtime;
 # stat, whose disagreeing arguments only the checked mode finds on every
-# image, once more in that mode.
+# image, once more in that mode; reduce once more writing CPU profiles.
 caf_out=$out/coarray
 step "build coarray/gfortran runtime" build_caf "$caf_out"
 for src in coarray/fortran/tests/*.f90; do
@@ -109,6 +123,9 @@ for src in coarray/fortran/tests/*.f90; do
 	for np in $NPS; do
 		[ "$np" -le 4 ] || continue
 		step "mpirun -np $np fortran/$name" fortran_run "$np" "$caf_out/$name" "$name"
+		if [ "$name" = reduce ] && [ "$np" = 2 ]; then
+			step "mpirun -np $np fortran/$name, profiled" fortran_profiled "$np" "$caf_out/$name" "$name"
+		fi
 		[ "$name" = stat ] || continue
 		step "mpirun -np $np fortran/$name, checked" fortran_run_checked "$np" "$caf_out/$name" "$name"
 	done

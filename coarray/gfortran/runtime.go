@@ -21,6 +21,8 @@
 //     TEAM_NUMBER, and THIS_IMAGE/NUM_IMAGES inside a team.
 //   - Coarray registration (ALLOCATE/DEALLOCATE synchronize): a program
 //     declaring coarrays links and uses its own image's part.
+//   - GOCOLL_CAF_CPUPROFILE=path: each process writes a CPU profile of its
+//     Go side (pprof) to path.N, N its image (profile.go).
 //   - STAT values as package coarray gives them: an argument error (an
 //     invalid RESULT_IMAGE or SOURCE_IMAGE, say) the same on every image
 //     gives its STAT on every image. Arguments that differ between images
@@ -105,6 +107,9 @@ func gocaf_init() C.int {
 			},
 		})
 	}
+	if err == nil {
+		err = startProfile(img.ThisImage())
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gocoll coarray runtime: initialization failed:", err)
 		return 1
@@ -121,7 +126,7 @@ func gocaf_finalize() {
 	for img.Outer() != nil { // STOP inside CHANGE TEAM
 		img = img.Outer()
 	}
-	err := errors.Join(img.SyncAll(), img.Close(), mpiStop())
+	err := errors.Join(img.SyncAll(), img.Close(), mpiStop(), stopProfile())
 	img = nil
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gocoll coarray runtime: finalization:", err)
