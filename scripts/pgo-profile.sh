@@ -18,8 +18,10 @@ rm -rf "$out"
 build_caf "$out"
 caf_gocoll "$out" coarray/fortran/bench/bench.f90 "$out/bench"
 flock /tmp/gocoll-cpu.lock env GOCOLL_CAF_CPUPROFILE="$PWD/$out/cpu" $(mpirun_cmd 2) "$out/bench" 1 1000
-# The profile must parse and hold the collectives' calls.
-go tool pprof -top "$out/cpu.1" | grep -q 'coll.(\*Image).ReduceAll' ||
+# The profile must parse and hold the collectives' calls. (Read whole
+# first: grep -q ending the pipe early would fail it under pipefail.)
+top=$(go tool pprof -top "$out/cpu.1")
+grep -q 'coll.(\*Image).ReduceAll' <<<"$top" ||
 	{ echo "pgo-profile.sh: $out/cpu.1 holds no ReduceAll" >&2; exit 1; }
 cp "$out/cpu.1" coarray/gfortran/default.pgo
 echo "wrote coarray/gfortran/default.pgo ($(wc -c <coarray/gfortran/default.pgo) bytes)"

@@ -5,8 +5,8 @@ package main
 // coarray/fortran/bench/bench.f90 on this runtime, which go build uses for
 // profile-guided optimization of this package and everything under it
 // (inlining along the hot calls of a collective). Built with it, the
-// runtime's CO_SUM of one double took 12% less time (BENCHMARKS.md, "The
-// runtime built with a profile"). scripts/pgo-profile.sh makes it anew;
+// runtime's CO_SUM of one double takes 8–15% less time (BENCHMARKS.md,
+// "The runtime built with a profile"). scripts/pgo-profile.sh makes it anew;
 // the code it was taken from may have changed since, which costs PGO only
 // some of its gain, never correctness.
 
