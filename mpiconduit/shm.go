@@ -178,15 +178,16 @@ func (r *inRing) next() (tag, n int, ok bool) {
 	return int(binary.LittleEndian.Uint32(r.line)), int(binary.LittleEndian.Uint32(r.line[4:])), true
 }
 
-// payload copies the payload of the message next returned into b, at most
-// its length.
+// payload copies the payload of the message next returned into b, as
+// much of it as b holds.
 func (r *inRing) payload(b []byte) {
-	if n := int(binary.LittleEndian.Uint32(r.line[4:])); n <= inline {
+	n := int(binary.LittleEndian.Uint32(r.line[4:]))
+	if n <= inline {
 		copy(b, r.line[8:8+n])
 		return
 	}
 	at := binary.LittleEndian.Uint64(r.line[8:]) & uint64(len(r.data)-1)
-	copy(b, r.data[at:])
+	copy(b[:min(n, len(b))], r.data[at:])
 }
 
 // consume frees the message next returned, of n bytes.
@@ -423,7 +424,7 @@ func (s *shm) drain(p *shmPeer, want uint64) (got bool) {
 		for i := range p.posted.len() {
 			if r := p.posted.at(i); r.tag == tag {
 				s.fits(n, tag, len(r.buf))
-				p.in.payload(r.buf[:min(n, len(r.buf))])
+				p.in.payload(r.buf)
 				if r.id == want {
 					got = true
 				} else {
