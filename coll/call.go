@@ -242,6 +242,12 @@ func (im *Image) run(a *callArgs) (h gsync.Handle, err error) {
 	case a.threads && len(a.dst) > 1:
 		h, err = im.arrive(a)
 	default:
+		if im.n.fitsDoubling(a) {
+			var ran bool
+			if ran, err = im.n.runDoubling(a); ran {
+				break
+			}
+		}
 		c := &a.call
 		if len(c.dst) > 1 {
 			err = crossOverlap(c, a.tn)

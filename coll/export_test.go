@@ -29,3 +29,8 @@ func RingCalls(im *Image, t *images.Team) uint64 {
 	}
 	return it.ringed
 }
+
+// Doublings is how many blocking ReduceAll calls of image im's node ran
+// without a schedule (doubling.go), for tests that check which way a call
+// went.
+func Doublings(im *Image) uint64 { return im.n.doublings }

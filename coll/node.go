@@ -71,6 +71,11 @@ type node struct {
 	initErr  error
 	creating map[createKey]*creation // team creations in progress (teams.go)
 	closed   int                     // images that called Close
+
+	// a blocking ReduceAll without a schedule (doubling.go; used only
+	// where the node has one image), and how many ran so
+	doubling  doublingOp
+	doublings uint64
 }
 
 // teamNode is a node's state for one team it hosts members of.
@@ -94,6 +99,9 @@ type teamNode struct {
 	base    uint64                    // call number of pending[0]
 	agg     aggregate                 // the open aggregate (aggregate.go)
 	agree   atomic.Pointer[agreement] // checked mode's cached agreement (check.go)
+	// whether the last key of a blocking ReduceAll runs without a
+	// schedule (doubling.go; used only where the node has one image)
+	doubling doublingFit
 	// lifetime (not counted for TeamAll, which lives as long as the node)
 	all        bool
 	unfinished atomic.Int64 // operations started and not finished

@@ -354,13 +354,19 @@ func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst []byte, src
 // others'.
 func reduceAllSched(g geom, rd reducer, d dist, dst, src [][]byte, split bool) []round {
 	var rs []round
-	if rd.scalar > 0 && split && rd.es/rd.scalar >= g.P && g.P > 1 && everyNodeHolds(g, d, 1) &&
-		(rd.commutative() || d.rows() == 1) {
+	if rd.splits(g, d, split) {
 		rs = reduceScatterGatherSched(g, rd, d, dst[0], src)
 	} else {
 		rs = recursiveDoublingSched(g, rd, d, dst[0], src)
 	}
 	return append(rs, spread(dst, rd.es)...)
+}
+
+// splits reports whether a ReduceAll splits its elements (see
+// reduceAllSched), given the model's choice split.
+func (rd reducer) splits(g geom, d dist, split bool) bool {
+	return rd.scalar > 0 && split && rd.es/rd.scalar >= g.P && g.P > 1 && everyNodeHolds(g, d, 1) &&
+		(rd.commutative() || d.rows() == 1)
 }
 
 // spread copies the first n bytes of dst[0] to the other buffers of dst,

@@ -127,8 +127,12 @@ func (tn *teamNode) waitsFor(nodes []int) string {
 }
 
 // Stalled implements sync.Staller.
-func (o *schedOp) Stalled() string {
-	return fmt.Sprintf("%v #%d on %s (node %d): %s", o.key.kind, o.tn.seqOf(o.tagBase), o.tn.name(), o.n.me, o.tn.waitsFor(o.peersInFlight(nil)))
+func (o *schedOp) Stalled() string { return o.tn.stalled(o.key.kind, o.tagBase, o.peersInFlight(nil)) }
+
+// stalled says what the operation of kind k and tag base tagBase waits
+// for: transfers to and from nodes.
+func (tn *teamNode) stalled(k kind, tagBase int, nodes []int) string {
+	return fmt.Sprintf("%v #%d on %s (node %d): %s", k, tn.seqOf(tagBase), tn.name(), tn.n.me, tn.waitsFor(nodes))
 }
 
 // Stalled implements sync.Staller.

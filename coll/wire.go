@@ -98,24 +98,35 @@ func seqOf(base int) uint64 {
 // wireTag is the tag of sub-tag sub of the operation of tag base base.
 func wireTag(base, sub int) int { return base&(1<<32-1) | sub }
 
-func (o *schedOp) putHdr(h []byte, n int) {
-	binary.LittleEndian.PutUint64(h, seqOf(o.tagBase))
-	binary.LittleEndian.PutUint64(h[8:], uint64(o.sigHash)<<32|uint64(uint32(n)))
+func (o *schedOp) putHdr(h []byte, n int) { putHdr(h, o.tagBase, o.sigHash, n) }
+
+// putHdr writes into h the header of a message of n bytes of the
+// operation of tag base tagBase whose arguments hash to sig.
+func putHdr(h []byte, tagBase int, sig uint32, n int) {
+	binary.LittleEndian.PutUint64(h, seqOf(tagBase))
+	binary.LittleEndian.PutUint64(h[8:], uint64(sig)<<32|uint64(uint32(n)))
 }
 
 // checkHdr fails the operation unless header h is the one this end would
 // have sent for n bytes from peer.
 func (o *schedOp) checkHdr(h []byte, n, peer int) bool {
+	o.err = o.n.hdrErr(h, n, peer, &o.key, o.tagBase, o.sigHash)
+	return o.err == nil
+}
+
+// hdrErr is nil when header h is the one this node would have sent for n
+// bytes from peer in the operation of key k, tag base tagBase and
+// arguments hash sig; else the error that says how they differ.
+func (n *node) hdrErr(h []byte, nb, peer int, k *planKey, tagBase int, sig uint32) error {
 	seq, w := binary.LittleEndian.Uint64(h), binary.LittleEndian.Uint64(h[8:])
-	mySeq := seqOf(o.tagBase)
-	if seq == mySeq && uint32(w>>32) == o.sigHash && int(uint32(w)) == n {
-		return true
+	mySeq := seqOf(tagBase)
+	if seq == mySeq && uint32(w>>32) == sig && int(uint32(w)) == nb {
+		return nil
 	}
-	s := sigOf(&o.key)
+	s := sigOf(k)
 	s.seq = mySeq
-	o.err = fmt.Errorf("%w: node %d sent for call %d a message of %d bytes with arguments hash %08x; this node (node %d) called %v, hash %08x, expecting %d bytes",
-		ErrMismatch, peer, seq, uint32(w), uint32(w>>32), o.n.me, s, o.sigHash, n)
-	return false
+	return fmt.Errorf("%w: node %d sent for call %d a message of %d bytes with arguments hash %08x; this node (node %d) called %v, hash %08x, expecting %d bytes",
+		ErrMismatch, peer, seq, uint32(w), uint32(w>>32), n.me, s, sig, nb)
 }
 
 // isend starts send item idx (x) with its header.

@@ -61,6 +61,10 @@ type watch struct {
 	// a wait for arrivals (WaitArrivals): no progress short of its end,
 	// and what it waits for in describe's words
 	describe func() string
+	// a wait that holds the engine's lock (RunAlone): progress is the
+	// count it keeps itself, and alone says what it waits for
+	count *uint64
+	alone Op
 }
 
 // handles calls f with the watched handles (nil: the node's operations),
@@ -92,7 +96,10 @@ func (w *watch) check(now time.Time) error {
 		return nil
 	}
 	var n uint64
-	if w.describe == nil {
+	switch {
+	case w.count != nil:
+		n = *w.count
+	case w.describe == nil:
 		var ok bool
 		if n, ok = w.progress(); !ok {
 			return nil
@@ -104,8 +111,11 @@ func (w *watch) check(now time.Time) error {
 	}
 	if d := now.Sub(w.since); d >= w.after {
 		w.since = now // once per timeout, should fail leave something to wait for
-		if w.describe != nil {
+		switch {
+		case w.describe != nil:
 			return fmt.Errorf("%w for %v: %s", ErrStalled, d.Round(time.Millisecond), w.describe())
+		case w.count != nil:
+			return stallError(w.alone, d)
 		}
 		if w.hs == nil && !w.single {
 			return w.e.stalledNode(d)

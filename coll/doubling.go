@@ -1,0 +1,334 @@
+package coll
+
+import (
+	"context"
+
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// A small blocking ReduceAll without a schedule. The commonest call of a
+// scientific code (an MPI_Allreduce of one value per image, a Fortran
+// CO_SUM of a scalar) is a ReduceAll of one small element per image in
+// rank order on a team with one image per node. Its schedule is the
+// recursive doubling of recursiveDoublingSched; run through the engine,
+// the slot, the handle, the rounds' bookkeeping and the wait cost more
+// than the messages themselves. Where the node's engine lets it run alone
+// (sync.Engine.RunAlone: one image on the node, no other operation live),
+// doublingOp does the same exchanges one stage after another with no
+// schedule, straight on the conduit.
+//
+// It is that schedule on the wire, so that a node that runs it and a node
+// that runs the schedule (an operation of its own was live, or it called
+// the non-blocking form) make one operation together: the same tag base
+// (the team's next, taken at Bind as a schedule's is), the same sub-tags,
+// one inline message per transfer with the schedule's header (wire.go),
+// checked as the schedule checks it, and the same folds in the same
+// order, lower node ranks on the left, so that every image gets the same
+// bits. What decides it (fitsDoubling) is the same on every node; only
+// the form and the engine's state may differ.
+//
+// The stages of node rank me (P nodes, P2 the largest power of two not
+// above P, rem = P - P2):
+//
+//   - me < 2*rem, even: send its element to me+1 (sub-tag 0), receive the
+//     result from it (sub-tag 1);
+//   - me < 2*rem, odd: receive me-1's element (sub-tag 0) and fold it on
+//     the left; then the exchanges; then send the result to me-1;
+//   - every other rank, and the odd ones above: in exchange k, swap the
+//     partial with the rank whose doubling rank differs in bit k
+//     (sub-tag 2+k) and fold the two, the lower rank's on the left; the
+//     last fold of a rank >= 2*rem writes the caller's destination.
+//
+// The partials travel in wire buffers of the node's (header and element):
+// the two sends alternate, so a fold writes the next send's element while
+// the current one may still be in flight; the callback gets operands and
+// results in these buffers, allocations with no Go pointers in them, as
+// the schedule's are (a C operator may be handed them).
+
+// Stages before the exchanges (odd ranks below 2*rem) and the even ranks'
+// single stage.
+const (
+	stagePre  = -1
+	stageEven = -2
+)
+
+// Token indices: the run's generation above, which transfer below.
+const (
+	tokSend = 1
+	tokRecv = 2
+	genMask = 1<<30 - 1
+)
+
+// doublingFit is a team's cached decision for the last key asked about.
+type doublingFit struct {
+	key   planKey
+	ok    bool
+	sig   uint32 // the arguments' hash, as the schedule's headers carry it
+	local int    // the element's index in the member's source
+}
+
+// fitsDoubling reports whether a's call may run as a doublingOp: a
+// blocking ReduceAll by the node's only image, on a
+// team of several nodes, that the schedule would do by recursive doubling
+// of a single element per node, inline and without barriers, aggregation,
+// segments or the checked mode's agreement.
+func (n *node) fitsDoubling(a *callArgs) bool {
+	tn := a.tn
+	// One image on the node (so no other goroutine uses the node's
+	// doublingOp or the engine: RunAlone's condition too).
+	if n.count != 1 || a.nb || tn.local || a.key.kind != kReduceAll || tn.aggregating(&a.call) {
+		return false
+	}
+	fit := &tn.doubling
+	if fit.key != a.key {
+		*fit = doublingFit{key: a.key}
+		fit.ok = n.decideDoubling(tn, &fit.key, &fit.local)
+		fit.sig = sigOf(&fit.key).hash()
+	}
+	return fit.ok
+}
+
+// decideDoubling is fitsDoubling's decision on key k (see there), and
+// where the member's element lies.
+func (n *node) decideDoubling(tn *teamNode, k *planKey, local *int) bool {
+	f := k.f
+	if k.es > inlineMax || f.In() == gsync.InAllSync || f.Out() == gsync.OutAllSync || n.segMode(k) != 0 || n.checking(tn) {
+		return false
+	}
+	t := tn.team
+	g := geom{P: t.Nodes(), me: t.NodeRank(n.me), t: t, mem: tn.mem}
+	rd := n.reducerOf(k)
+	d := dist{Layout: k.sl, P: t.Size(), count: k.count}
+	if g.P < 2 || !rd.commutative() && !t.NodeMajor() || rd.splits(g, d, n.opts.SplitsReduceAll(g.P, k.es)) {
+		return false
+	}
+	sh := rd.shapeFor(g, d)
+	runs := d.runs(tn.mem[0])
+	if !sh.dense || sh.rows != 1 || len(runs) != 1 || runs[0].n != 1 {
+		return false
+	}
+	*local = runs[0].local
+	return true
+}
+
+// doublingOp runs a ReduceAll by recursive doubling; it implements
+// sync.Op for sync.Engine.RunAlone. A node keeps one, run again call
+// after call.
+type doublingOp struct {
+	n        *node
+	tn       *teamNode
+	key      *planKey
+	rd       reducer
+	sig      uint32
+	dst, own []byte // the caller's destination and element
+	// the doubling: node ranks me, rem as above, the exchanges (lg P2)
+	me, rem, steps int
+	nr             int // me's rank in the doubling
+	// the run
+	slot     uint32
+	tagBase  int
+	gen      uint32
+	stage    int  // stageEven, stagePre, an exchange, or steps (the send back)
+	started  bool // the stage's transfers started
+	sendOut  bool // the stage's send is in flight
+	recvOut  bool // the stage's receive is in flight
+	peer     int  // the stage's node
+	cur      int  // which send buffer holds the partial
+	finished bool
+	err      error
+	// wire buffers of hdrSize+es bytes: two sends, one receive
+	w [3][]byte
+}
+
+// runDoubling runs a's call as a doublingOp if the engine lets it run
+// alone (see sync.Engine.RunAlone); ran false means it did not start.
+func (n *node) runDoubling(a *callArgs) (ran bool, err error) {
+	fit := &a.tn.doubling
+	o := &n.doubling
+	t := a.tn.team
+	P := t.Nodes()
+	P2 := 1
+	for P2*2 <= P {
+		P2 *= 2
+	}
+	es := a.key.es
+	*o = doublingOp{n: n, tn: a.tn, key: &fit.key, rd: n.reducerOf(&fit.key), sig: fit.sig,
+		dst: a.dst[0][:es], own: a.src[0][fit.local*es : (fit.local+1)*es],
+		me: t.NodeRank(n.me), rem: P - P2, gen: o.gen, w: o.w}
+	for 1<<o.steps < P2 {
+		o.steps++
+	}
+	switch {
+	case o.me >= 2*o.rem:
+		o.nr, o.stage = o.me-o.rem, 0
+	case o.me%2 == 0:
+		o.nr, o.stage = -1, stageEven
+	default:
+		o.nr, o.stage = o.me/2, stagePre
+	}
+	if m := hdrSize + es; len(o.w[0]) != m {
+		buf := make([]byte, 3*m)
+		o.w = [3][]byte{buf[:m:m], buf[m : 2*m : 2*m], buf[2*m:]}
+	}
+	ran, err = n.eng.RunAlone(context.Background(), o)
+	if ran {
+		n.doublings++
+	}
+	o.dst, o.own = nil, nil // the caller's memory is not the node's to keep
+	return ran, err
+}
+
+// orig is the node rank of doubling rank r (recursiveDoublingSched).
+func (o *doublingOp) orig(r int) int {
+	if r < o.rem {
+		return 2*r + 1
+	}
+	return r + o.rem
+}
+
+// Bind implements sync.Op: the tag base is the team's next, as a
+// schedule's is.
+func (o *doublingOp) Bind(slot uint32) {
+	o.slot, o.tagBase = slot, o.tn.nextTagBase()
+	o.gen = (o.gen + 1) & genMask
+}
+
+// Complete implements sync.Op; a completion of an earlier run (one that
+// failed with a transfer in flight) is not this run's.
+func (o *doublingOp) Complete(idx uint32) {
+	if idx>>2 != o.gen {
+		return
+	}
+	switch idx & 3 {
+	case tokSend:
+		o.sendOut = false
+	case tokRecv:
+		o.recvOut = false
+	}
+}
+
+// Step implements sync.Op: a stage's transfers start once the stage
+// before is complete, and its fold runs once they are.
+func (o *doublingOp) Step() error {
+	for o.err == nil && !o.finished && !o.sendOut && !o.recvOut {
+		if !o.started {
+			o.started = true
+			o.err = o.start()
+			continue
+		}
+		o.started = false
+		o.err = o.end()
+	}
+	return o.err
+}
+
+// start starts the transfers of the current stage.
+func (o *doublingOp) start() error {
+	switch o.stage {
+	case stageEven:
+		copy(o.payload(0), o.own)
+		o.peer = o.tn.team.NodeAt(o.me + 1)
+		if err := o.send(0, 0); err != nil {
+			return err
+		}
+		return o.recv(1)
+	case stagePre:
+		copy(o.payload(0), o.own)
+		o.peer = o.tn.team.NodeAt(o.me - 1)
+		return o.recv(0)
+	case o.steps: // the result back to the even rank
+		copy(o.dst, o.payload(o.cur))
+		o.peer = o.tn.team.NodeAt(o.me - 1)
+		return o.send(o.cur, 1)
+	}
+	if o.stage == 0 && o.me >= 2*o.rem {
+		copy(o.payload(0), o.own)
+	}
+	o.peer = o.tn.team.NodeAt(o.orig(o.nr ^ 1<<o.stage))
+	if err := o.send(o.cur, 2+o.stage); err != nil {
+		return err
+	}
+	return o.recv(2 + o.stage)
+}
+
+// end checks the stage's message and folds it, and moves to the next stage.
+func (o *doublingOp) end() error {
+	if o.stage == o.steps {
+		o.finished = true
+		return nil
+	}
+	in := o.w[2][hdrSize:]
+	if err := o.n.hdrErr(o.w[2], len(in), o.peer, o.key, o.tagBase, o.sig); err != nil {
+		return err
+	}
+	switch o.stage {
+	case stageEven:
+		copy(o.dst, in)
+		o.finished = true
+		return nil
+	case stagePre: // me-1's element on the left
+		o.rd.call(o.payload(1), in, o.payload(0), o.rd.es)
+		o.cur = 1
+		o.stage = 0
+		return nil
+	}
+	out, next := o.dst, o.cur
+	if o.stage < o.steps-1 || o.me < 2*o.rem {
+		next = 1 - o.cur
+		out = o.payload(next)
+	}
+	if o.nr^1<<o.stage < o.nr {
+		o.rd.call(out, in, o.payload(o.cur), o.rd.es)
+	} else {
+		o.rd.call(out, o.payload(o.cur), in, o.rd.es)
+	}
+	o.cur = next
+	o.stage++
+	if o.stage == o.steps && o.me >= 2*o.rem {
+		o.finished = true // the last fold wrote the destination
+	}
+	return nil
+}
+
+// payload is send buffer i's element.
+func (o *doublingOp) payload(i int) []byte { return o.w[i][hdrSize:] }
+
+// send sends buffer i's header and element to the stage's peer.
+func (o *doublingOp) send(i, sub int) error {
+	putHdr(o.w[i], o.tagBase, o.sig, o.rd.es)
+	done, err := o.n.cd.Isend(o.peer, wireTag(o.tagBase, sub), o.w[i], gsync.Token(o.slot, o.gen<<2|tokSend))
+	o.sendOut = err == nil && !done
+	return err
+}
+
+// recv receives the stage's message from its peer.
+func (o *doublingOp) recv(sub int) error {
+	done, err := o.n.cd.Irecv(o.peer, wireTag(o.tagBase, sub), o.w[2], gsync.Token(o.slot, o.gen<<2|tokRecv))
+	o.recvOut = err == nil && !done
+	return err
+}
+
+// Finished implements sync.Op.
+func (o *doublingOp) Finished() bool { return o.finished && !o.sendOut && !o.recvOut }
+
+// Syncable implements sync.Op: the run ends only once finished.
+func (o *doublingOp) Syncable() bool { return o.Finished() }
+
+// Retire implements sync.Op.
+func (o *doublingOp) Retire() {}
+
+// Quiet implements sync.Quieter.
+func (o *doublingOp) Quiet() bool { return !o.sendOut && !o.recvOut }
+
+// Abandon implements sync.Abandoner: a transfer of the run is in flight
+// in the wire buffers, which the next run must not reuse.
+func (o *doublingOp) Abandon() { o.w = [3][]byte{} }
+
+// Stalled implements sync.Staller.
+func (o *doublingOp) Stalled() string {
+	var nodes []int
+	if !o.Quiet() {
+		nodes = []int{o.peer}
+	}
+	return o.tn.stalled(o.key.kind, o.tagBase, nodes)
+}
