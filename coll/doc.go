@@ -74,7 +74,10 @@
 //     OUT_NOSYNC succeeds once this node's destinations are written,
 //     OUT_MYSYNC once every transfer and copy touching this node's data
 //     areas is complete, OUT_ALLSYNC after a barrier that starts once this
-//     node's transfers are complete.
+//     node's transfers are complete. A blocking ReduceAll run without a
+//     schedule (doubling.go: never with IN_ALLSYNC or OUT_ALLSYNC) returns
+//     only once all of its transfers are complete, which every other mode
+//     allows.
 //   - The default choice of algorithm (by the cost model) is made in
 //     choose.go. Trees are built in trees.go; the schedules of the five
 //     collectives in movement.go, of the reductions in reduce.go and
@@ -182,7 +185,11 @@
 // OUT_MYSYNC/OUT_NOSYNC modes that arrives first stages its source and
 // returns at once, as the root of a one-image-per-node broadcast does once
 // its sends left (so it cannot see a later image's disagreeing arguments:
-// that image reports ErrArgsDiffer).
+// that image reports ErrArgsDiffer). On a node of one image whose engine
+// holds no other operation, a blocking ReduceAll of one small element per
+// image runs the recursive doubling's exchanges with no schedule, slot or
+// handle (doubling.go, through sync.Engine.RunAlone), the schedule's
+// messages on the wire, so that its peers may run the schedule.
 //
 // # Aggregation
 //

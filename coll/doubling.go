@@ -40,10 +40,11 @@ import (
 //     last fold of a rank >= 2*rem writes the caller's destination.
 //
 // The partials travel in wire buffers of the node's (header and element):
-// the two sends alternate, so a fold writes the next send's element while
-// the current one may still be in flight; the callback gets operands and
-// results in these buffers, allocations with no Go pointers in them, as
-// the schedule's are (a C operator may be handed them).
+// the two sends alternate, so that a fold never writes an operand of its
+// own; the callback gets operands and results in these buffers (or the
+// caller's destination), allocations with no Go pointers in them, as the
+// schedule's are (a C operator may be handed them). A stage starts once
+// the one before is complete, its send included.
 
 // Stages before the exchanges (odd ranks below 2*rem) and the even ranks'
 // single stage.
@@ -59,12 +60,17 @@ const (
 	genMask = 1<<30 - 1
 )
 
-// doublingFit is a team's cached decision for the last key asked about.
+// doublingFit is a team's cached decision for the last key asked about,
+// and what a run of it needs beyond the call's buffers.
 type doublingFit struct {
 	key   planKey
 	ok    bool
 	sig   uint32 // the arguments' hash, as the schedule's headers carry it
 	local int    // the element's index in the member's source
+	rd    reducer
+	// the doubling on the team's nodes: node rank me, rem as above, the
+	// exchanges (lg P2), me's doubling rank and first stage
+	me, rem, steps, nr, first int
 }
 
 // fitsDoubling reports whether a's call may run as a doublingOp: a
@@ -82,15 +88,15 @@ func (n *node) fitsDoubling(a *callArgs) bool {
 	fit := &tn.doubling
 	if fit.key != a.key {
 		*fit = doublingFit{key: a.key}
-		fit.ok = n.decideDoubling(tn, &fit.key, &fit.local)
-		fit.sig = sigOf(&fit.key).hash()
+		fit.ok = n.decideDoubling(tn, fit)
 	}
 	return fit.ok
 }
 
-// decideDoubling is fitsDoubling's decision on key k (see there), and
-// where the member's element lies.
-func (n *node) decideDoubling(tn *teamNode, k *planKey, local *int) bool {
+// decideDoubling is fitsDoubling's decision on fit's key (see there);
+// when it is yes, it fills in the rest of fit.
+func (n *node) decideDoubling(tn *teamNode, fit *doublingFit) bool {
+	k := &fit.key
 	f := k.f
 	if k.es > inlineMax || f.In() == gsync.InAllSync || f.Out() == gsync.OutAllSync || n.segMode(k) != 0 || n.checking(tn) {
 		return false
@@ -107,7 +113,21 @@ func (n *node) decideDoubling(tn *teamNode, k *planKey, local *int) bool {
 	if !sh.dense || sh.rows != 1 || len(runs) != 1 || runs[0].n != 1 {
 		return false
 	}
-	*local = runs[0].local
+	fit.local, fit.rd, fit.sig = runs[0].local, rd, sigOf(k).hash()
+	P2 := 1
+	for P2*2 <= g.P {
+		P2 *= 2
+		fit.steps++
+	}
+	fit.me, fit.rem = g.me, g.P-P2
+	switch {
+	case fit.me >= 2*fit.rem:
+		fit.nr, fit.first = fit.me-fit.rem, 0
+	case fit.me%2 == 0:
+		fit.nr, fit.first = -1, stageEven
+	default:
+		fit.nr, fit.first = fit.me/2, stagePre
+	}
 	return true
 }
 
@@ -145,27 +165,12 @@ type doublingOp struct {
 func (n *node) runDoubling(a *callArgs) (ran bool, err error) {
 	fit := &a.tn.doubling
 	o := &n.doubling
-	t := a.tn.team
-	P := t.Nodes()
-	P2 := 1
-	for P2*2 <= P {
-		P2 *= 2
-	}
 	es := a.key.es
-	*o = doublingOp{n: n, tn: a.tn, key: &fit.key, rd: n.reducerOf(&fit.key), sig: fit.sig,
-		dst: a.dst[0][:es], own: a.src[0][fit.local*es : (fit.local+1)*es],
-		me: t.NodeRank(n.me), rem: P - P2, gen: o.gen, w: o.w}
-	for 1<<o.steps < P2 {
-		o.steps++
-	}
-	switch {
-	case o.me >= 2*o.rem:
-		o.nr, o.stage = o.me-o.rem, 0
-	case o.me%2 == 0:
-		o.nr, o.stage = -1, stageEven
-	default:
-		o.nr, o.stage = o.me/2, stagePre
-	}
+	// Field by field: the wire buffers and the generation stay.
+	o.n, o.tn, o.key, o.rd, o.sig = n, a.tn, &fit.key, fit.rd, fit.sig
+	o.dst, o.own = a.dst[0][:es], a.src[0][fit.local*es:(fit.local+1)*es]
+	o.me, o.rem, o.steps, o.nr, o.stage = fit.me, fit.rem, fit.steps, fit.nr, fit.first
+	o.started, o.sendOut, o.recvOut, o.cur, o.finished, o.err = false, false, false, 0, false, nil
 	if m := hdrSize + es; len(o.w[0]) != m {
 		buf := make([]byte, 3*m)
 		o.w = [3][]byte{buf[:m:m], buf[m : 2*m : 2*m], buf[2*m:]}

@@ -3,8 +3,10 @@ package coll_test
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -90,10 +92,12 @@ func TestModel(t *testing.T) {
 			// The first image to fail ends the test soon after: the others
 			// would wait for it until the timeout (hours in a full run).
 			failed, result := make(chan error, 1), make(chan error, 1)
+			var doublings atomic.Uint64
 			go func() {
 				result <- colltest.RunImages(per, delay, modelOptions(seed), colltest.ModelFuncs, timeout,
 					func(im *coll.Image, nd *colltest.Node) error {
 						err := colltest.Model(im, nd, cfg)
+						doublings.Add(coll.Doublings(im))
 						if err != nil {
 							select {
 							case failed <- err:
@@ -112,6 +116,13 @@ func TestModel(t *testing.T) {
 				case <-time.After(10 * time.Second):
 					err = fmt.Errorf("%w (the other images still wait)", err)
 				}
+			}
+			// A full run on nodes of one image makes blocking ReduceAll
+			// calls that run without a schedule (doubling.go) beside
+			// nodes that run it (the model's NB calls, or a live
+			// operation): the model checks their results.
+			if err == nil && ops >= 5000 && len(per) > 1 && slices.Max(per) == 1 && doublings.Load() == 0 {
+				err = fmt.Errorf("no blocking ReduceAll ran without a schedule in %d operations", ops)
 			}
 			if err != nil {
 				t.Errorf("%v\nreproduce: GOCOLL_MODEL_SEED=%d GOCOLL_MODEL_TABLE=%s GOCOLL_MODEL_OPS=%d go test -race -run 'TestModel$' ./coll/",

@@ -40,22 +40,24 @@ func (e *Engine) RunAlone(ctx context.Context, op Op) (ran bool, err error) {
 	if err := Reentrant(); err != nil {
 		return true, err
 	}
+	// No defer: this is on the path of the smallest collectives, and
+	// nothing below panics (runStep recovers op's panics).
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.live > 0 || e.fail != nil {
+		e.mu.Unlock()
 		return false, nil
 	}
 	op.Bind(AloneSlot)
-	if err := e.runAlone(ctx, op); err != nil {
-		if !quiet(op) {
-			if a, ok := op.(Abandoner); ok {
-				a.Abandon()
-			}
+	err = e.runAlone(ctx, op)
+	if err == nil {
+		op.Retire()
+	} else if !quiet(op) {
+		if a, ok := op.(Abandoner); ok {
+			a.Abandon()
 		}
-		return true, err
 	}
-	op.Retire()
-	return true, nil
+	e.mu.Unlock()
+	return true, err
 }
 
 // runAlone is RunAlone's loop, with the lock held.

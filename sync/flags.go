@@ -3,7 +3,9 @@
 // the table of live operations that progress advances (Engine). An
 // operation may have one handle per image of the node (StartShared), and
 // images that join an operation before it starts hold pending handles
-// (Pending) that find it once it does. User code that the engine runs
+// (Pending) that find it once it does. A blocking operation may run with
+// no slot at all, the conduit to itself, where nothing else could use the
+// engine meanwhile (alone.go). User code that the engine runs
 // (reduction functions) may neither call back into it nor leave it broken
 // by a panic (user.go).
 //

@@ -361,6 +361,11 @@ func draw(g *rand.Rand, i int, onePerNode bool, teams, maxBlock int) *mop {
 		return coll.Layout{BlockSize: b, Offset: g.IntN(3 * b)}
 	}
 	o.sl, o.dl = layout(), layout()
+	if g.IntN(4) == 0 || o.kind == mReduceAll && g.IntN(2) == 0 {
+		// The commonest call: one element per image in rank order (count
+		// 0 stands for the team's size, known once the team is).
+		o.sl, o.count = coll.Cyclic, 0
+	}
 	return o
 }
 
@@ -470,6 +475,11 @@ func (m *modelImage) prepare(o *mop, pool map[int][][]byte) *pending {
 		return nil
 	}
 	P := len(tm.members)
+	if o.kind >= mReduce && o.count == 0 { // one element per image (draw)
+		oc := *o
+		oc.count = P
+		o = &oc
+	}
 	p := &pending{op: o, ranks: ranks, tm: tm, root: o.root % P}
 	single := o.f&gsync.Single != 0
 	first := tm.members[0]
@@ -570,6 +580,12 @@ func (m *modelImage) start(p *pending) (gsync.Handle, error) {
 		case mReduce:
 			return im.ReduceNB(t, p.root, dst, src, sl, o.es, o.count, o.fn, 0, o.f)
 		case mReduceAll:
+			if !o.nb && m.nd.Images() == 1 {
+				// The blocking form itself, not NB and Wait: on a node of
+				// one image it may run without a schedule (doubling.go in
+				// package coll) while its peers run the schedule.
+				return gsync.Handle{}, im.ReduceAll(t, dst, src, sl, o.es, o.count, o.fn, 0, o.f)
+			}
 			return im.ReduceAllNB(t, dst, src, sl, o.es, o.count, o.fn, 0, o.f)
 		case mPrefix:
 			return im.PrefixReduceNB(t, dst, dl, src, sl, o.es, o.count, o.fn, 0, o.f)
