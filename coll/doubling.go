@@ -74,10 +74,10 @@ type doublingFit struct {
 }
 
 // fitsDoubling reports whether a's call may run as a doublingOp: a
-// blocking ReduceAll by the node's only image, on a
-// team of several nodes, that the schedule would do by recursive doubling
-// of a single element per node, inline and without barriers, aggregation,
-// segments or the checked mode's agreement.
+// blocking ReduceAll by the node's only image, on a team of several nodes,
+// that the schedule would do by recursive doubling of a single element per
+// node, inline and without barriers, aggregation, segments or the checked
+// mode's agreement.
 func (n *node) fitsDoubling(a *callArgs) bool {
 	tn := a.tn
 	// One image on the node (so no other goroutine uses the node's

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/gocoll/gocoll/coll"
-	"github.com/gocoll/gocoll/mpiconduit"
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
 	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -19,17 +18,8 @@ import (
 // exact sum; then a run of blocking calls allocates nothing (the count is
 // the process's, with room for the runtime's own).
 func TestSmallReduceAllMPI(t *testing.T) {
-	w := mpi.World()
-	P, me := w.Size(), w.Rank()
-	cd, err := mpiconduit.NewConduit(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cd.Close()
-	im, err := coll.Init(cd, nil, 0, []reducefn.Entry{reducefn.Sum[int64]()}, 0, coll.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	P, me := mpi.World().Size(), mpi.World().Rank()
+	im := sumImage(t)
 	tm := im.TeamAll()
 	f := gsync.InMySync | gsync.OutMySync | gsync.Local
 	x, sum := []int64{0}, []int64{0}

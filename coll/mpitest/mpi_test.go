@@ -9,9 +9,27 @@ import (
 	"github.com/gocoll/gocoll/coll/colltest"
 	"github.com/gocoll/gocoll/mpiconduit"
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
+	"github.com/gocoll/gocoll/reducefn"
 )
 
 func TestMain(m *testing.M) { os.Exit(mpi.RunTests(m)) }
+
+// sumImage initializes gocoll on a conduit of its own over MPI_COMM_WORLD,
+// one image per rank, with int64 sums as function 0; the conduit closes
+// when the test ends.
+func sumImage(t *testing.T) *coll.Image {
+	t.Helper()
+	cd, err := mpiconduit.NewConduit(mpi.World())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cd.Close() })
+	im, err := coll.Init(cd, nil, 0, []reducefn.Entry{reducefn.Sum[int64]()}, 0, coll.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return im
+}
 
 // winMemory is colltest.Memory over an MPI window in a passive-target
 // epoch: Put and Get are complete on return through Flush.

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/gocoll/gocoll/coll"
-	"github.com/gocoll/gocoll/mpiconduit"
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
 	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -19,15 +18,7 @@ import (
 func TestReductionsMatchNative(t *testing.T) {
 	w := mpi.World()
 	P, me := w.Size(), w.Rank()
-	cd, err := mpiconduit.NewConduit(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cd.Close()
-	im, err := coll.Init(cd, nil, 0, []reducefn.Entry{reducefn.Sum[int64]()}, 0, coll.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	im := sumImage(t)
 	tm := im.TeamAll()
 	// OUT_ALLSYNC: each gocoll call is followed by a native blocking MPI
 	// collective, which makes no gocoll progress; a relaxed output mode would
