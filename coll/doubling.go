@@ -137,13 +137,8 @@ func (n *node) decideDoubling(tn *teamNode, fit *doublingFit) bool {
 type doublingOp struct {
 	n        *node
 	tn       *teamNode
-	key      *planKey
-	rd       reducer
-	sig      uint32
-	dst, own []byte // the caller's destination and element
-	// the doubling: node ranks me, rem as above, the exchanges (lg P2)
-	me, rem, steps int
-	nr             int // me's rank in the doubling
+	fit      *doublingFit // the call's key, function and doubling
+	dst, own []byte       // the caller's destination and element
 	// the run
 	slot     uint32
 	tagBase  int
@@ -167,9 +162,8 @@ func (n *node) runDoubling(a *callArgs) (ran bool, err error) {
 	o := &n.doubling
 	es := a.key.es
 	// Field by field: the wire buffers and the generation stay.
-	o.n, o.tn, o.key, o.rd, o.sig = n, a.tn, &fit.key, fit.rd, fit.sig
+	o.n, o.tn, o.fit, o.stage = n, a.tn, fit, fit.first
 	o.dst, o.own = a.dst[0][:es], a.src[0][fit.local*es:(fit.local+1)*es]
-	o.me, o.rem, o.steps, o.nr, o.stage = fit.me, fit.rem, fit.steps, fit.nr, fit.first
 	o.started, o.sendOut, o.recvOut, o.cur, o.finished, o.err = false, false, false, 0, false, nil
 	if m := hdrSize + es; len(o.w[0]) != m {
 		buf := make([]byte, 3*m)
@@ -185,10 +179,10 @@ func (n *node) runDoubling(a *callArgs) (ran bool, err error) {
 
 // orig is the node rank of doubling rank r (recursiveDoublingSched).
 func (o *doublingOp) orig(r int) int {
-	if r < o.rem {
+	if r < o.fit.rem {
 		return 2*r + 1
 	}
-	return r + o.rem
+	return r + o.fit.rem
 }
 
 // Bind implements sync.Op: the tag base is the team's next, as a
@@ -232,24 +226,24 @@ func (o *doublingOp) start() error {
 	switch o.stage {
 	case stageEven:
 		copy(o.payload(0), o.own)
-		o.peer = o.tn.team.NodeAt(o.me + 1)
+		o.peer = o.tn.team.NodeAt(o.fit.me + 1)
 		if err := o.send(0, 0); err != nil {
 			return err
 		}
 		return o.recv(1)
 	case stagePre:
 		copy(o.payload(0), o.own)
-		o.peer = o.tn.team.NodeAt(o.me - 1)
+		o.peer = o.tn.team.NodeAt(o.fit.me - 1)
 		return o.recv(0)
-	case o.steps: // the result back to the even rank
+	case o.fit.steps: // the result back to the even rank
 		copy(o.dst, o.payload(o.cur))
-		o.peer = o.tn.team.NodeAt(o.me - 1)
+		o.peer = o.tn.team.NodeAt(o.fit.me - 1)
 		return o.send(o.cur, 1)
 	}
-	if o.stage == 0 && o.me >= 2*o.rem {
+	if o.stage == 0 && o.fit.me >= 2*o.fit.rem {
 		copy(o.payload(0), o.own)
 	}
-	o.peer = o.tn.team.NodeAt(o.orig(o.nr ^ 1<<o.stage))
+	o.peer = o.tn.team.NodeAt(o.orig(o.fit.nr ^ 1<<o.stage))
 	if err := o.send(o.cur, 2+o.stage); err != nil {
 		return err
 	}
@@ -258,12 +252,12 @@ func (o *doublingOp) start() error {
 
 // end checks the stage's message and folds it, and moves to the next stage.
 func (o *doublingOp) end() error {
-	if o.stage == o.steps {
+	if o.stage == o.fit.steps {
 		o.finished = true
 		return nil
 	}
 	in := o.w[2][hdrSize:]
-	if err := o.n.hdrErr(o.w[2], len(in), o.peer, o.key, o.tagBase, o.sig); err != nil {
+	if err := o.n.hdrErr(o.w[2], len(in), o.peer, &o.fit.key, o.tagBase, o.fit.sig); err != nil {
 		return err
 	}
 	switch o.stage {
@@ -272,24 +266,24 @@ func (o *doublingOp) end() error {
 		o.finished = true
 		return nil
 	case stagePre: // me-1's element on the left
-		o.rd.call(o.payload(1), in, o.payload(0), o.rd.es)
+		o.fit.rd.call(o.payload(1), in, o.payload(0), o.fit.rd.es)
 		o.cur = 1
 		o.stage = 0
 		return nil
 	}
 	out, next := o.dst, o.cur
-	if o.stage < o.steps-1 || o.me < 2*o.rem {
+	if o.stage < o.fit.steps-1 || o.fit.me < 2*o.fit.rem {
 		next = 1 - o.cur
 		out = o.payload(next)
 	}
-	if o.nr^1<<o.stage < o.nr {
-		o.rd.call(out, in, o.payload(o.cur), o.rd.es)
+	if o.fit.nr^1<<o.stage < o.fit.nr {
+		o.fit.rd.call(out, in, o.payload(o.cur), o.fit.rd.es)
 	} else {
-		o.rd.call(out, o.payload(o.cur), in, o.rd.es)
+		o.fit.rd.call(out, o.payload(o.cur), in, o.fit.rd.es)
 	}
 	o.cur = next
 	o.stage++
-	if o.stage == o.steps && o.me >= 2*o.rem {
+	if o.stage == o.fit.steps && o.fit.me >= 2*o.fit.rem {
 		o.finished = true // the last fold wrote the destination
 	}
 	return nil
@@ -300,7 +294,7 @@ func (o *doublingOp) payload(i int) []byte { return o.w[i][hdrSize:] }
 
 // send sends buffer i's header and element to the stage's peer.
 func (o *doublingOp) send(i, sub int) error {
-	putHdr(o.w[i], o.tagBase, o.sig, o.rd.es)
+	putHdr(o.w[i], o.tagBase, o.fit.sig, o.fit.rd.es)
 	done, err := o.n.cd.Isend(o.peer, wireTag(o.tagBase, sub), o.w[i], gsync.Token(o.slot, o.gen<<2|tokSend))
 	o.sendOut = err == nil && !done
 	return err
@@ -335,5 +329,5 @@ func (o *doublingOp) Stalled() string {
 	if !o.Quiet() {
 		nodes = []int{o.peer}
 	}
-	return o.tn.stalled(o.key.kind, o.tagBase, nodes)
+	return o.tn.stalled(o.fit.key.kind, o.tagBase, nodes)
 }
