@@ -43,14 +43,17 @@ func (im *Image) ReduceMNB(t *images.Team, dstImage int, dst []byte, srcs [][]by
 
 func (im *Image) reduce(t *images.Team, dstImage int, dst, src []byte, srcs [][]byte, multi bool, sl Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (gsync.Handle, error) {
 	var a callArgs
-	sd := im.compArgs(&a, kReduce, t, dstImage, sl, es, count, fn, arg, f, nb, multi)
+	sd := im.compArgs(&a, kReduce, t, dstImage, sl, Layout{}, es, count, fn, arg, f, nb, multi, dst, src)
 	a.take(a.dst, "dst", dst, nil, false, im.n)
 	a.take(a.src, "src", src, srcs, multi, im.n)
-	lo, hi := a.members()
-	for k := lo; k < hi && a.err == nil; k++ {
-		a.source(k, sd)
-		a.buffer("dst", k, a.dst[k], es, a.tn.mem[k] == dstImage)
-		a.notPartly(k)
+	if !a.repeat {
+		lo, hi := a.members()
+		for k := lo; k < hi && a.err == nil; k++ {
+			a.source(k, sd)
+			a.buffer("dst", k, a.dst[k], es, a.tn.mem[k] == dstImage)
+			a.notPartly(k)
+		}
+		a.passed(dst, src)
 	}
 	return im.run(&a)
 }
@@ -77,14 +80,17 @@ func (im *Image) ReduceAllMNB(t *images.Team, dsts, srcs [][]byte, srcLayout Lay
 
 func (im *Image) reduceAll(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, sl Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (gsync.Handle, error) {
 	var a callArgs
-	sd := im.compArgs(&a, kReduceAll, t, 0, sl, es, count, fn, arg, f, nb, multi)
+	sd := im.compArgs(&a, kReduceAll, t, 0, sl, Layout{}, es, count, fn, arg, f, nb, multi, dst, src)
 	a.take(a.dst, "dst", dst, dsts, multi, im.n)
 	a.take(a.src, "src", src, srcs, multi, im.n)
-	lo, hi := a.members()
-	for k := lo; k < hi && a.err == nil; k++ {
-		a.source(k, sd)
-		a.buffer("dst", k, a.dst[k], es, true)
-		a.notPartly(k)
+	if !a.repeat {
+		lo, hi := a.members()
+		for k := lo; k < hi && a.err == nil; k++ {
+			a.source(k, sd)
+			a.buffer("dst", k, a.dst[k], es, true)
+			a.notPartly(k)
+		}
+		a.passed(dst, src)
 	}
 	return im.run(&a)
 }
@@ -139,31 +145,38 @@ func (im *Image) prefix(t *images.Team, dst []byte, dsts [][]byte, dl Layout, sr
 		k = kExclusivePrefix
 	}
 	var a callArgs
-	sd := im.compArgs(&a, k, t, 0, sl, es, count, fn, arg, f, nb, multi)
-	a.key.dl = dl
-	dd := dist{Layout: dl, P: a.P, count: count}
-	if a.err == nil {
-		a.err = dd.check("dst")
-	}
+	sd := im.compArgs(&a, k, t, 0, sl, dl, es, count, fn, arg, f, nb, multi, dst, src)
 	a.take(a.dst, "dst", dst, dsts, multi, im.n)
 	a.take(a.src, "src", src, srcs, multi, im.n)
-	lo, hi := a.members()
-	for m := lo; m < hi && a.err == nil; m++ {
-		a.source(m, sd)
-		n := dd.localLen(a.tn.mem[m])
-		a.buffer("dst", m, a.dst[m], n*es, n > 0)
-		a.notPartly(m)
+	if !a.repeat {
+		dd := dist{Layout: dl, P: a.P, count: count}
+		if a.err == nil {
+			a.err = dd.check("dst")
+		}
+		lo, hi := a.members()
+		for m := lo; m < hi && a.err == nil; m++ {
+			a.source(m, sd)
+			n := dd.localLen(a.tn.mem[m])
+			a.buffer("dst", m, a.dst[m], n*es, n > 0)
+			a.notPartly(m)
+		}
+		a.passed(dst, src)
 	}
 	return im.run(&a)
 }
 
 // compArgs validates what the computational collectives share and returns
-// the source's distribution.
-func (im *Image) compArgs(a *callArgs, k kind, t *images.Team, root int, sl Layout, es, count, fn, arg int, f gsync.Flags, nb, multi bool) dist {
+// the source's distribution (dl is the destination's layout, where it has
+// one). When the call repeats the team's last one on the same buffers dst
+// and src (the single-address forms' buffers), it sets a.repeat and
+// checks nothing more: the caller then skips its own buffer checks too
+// (repeat.go).
+func (im *Image) compArgs(a *callArgs, k kind, t *images.Team, root int, sl, dl Layout, es, count, fn, arg int, f gsync.Flags, nb, multi bool, dst, src []byte) dist {
 	im.args(a, k, t, root, 0, f, nb, multi)
-	a.key.es, a.key.count, a.key.fn, a.key.arg, a.key.sl = es, count, fn, arg, sl
+	a.key.es, a.key.count, a.key.fn, a.key.arg, a.key.sl, a.key.dl = es, count, fn, arg, sl, dl
+	a.es = es
 	sd := dist{Layout: sl, P: a.P, count: count}
-	if a.err != nil {
+	if a.err != nil || a.repeats(dst, src) {
 		return sd
 	}
 	fns := im.n.fns
@@ -179,7 +192,6 @@ func (im *Image) compArgs(a *callArgs, k kind, t *images.Team, root int, sl Layo
 	default:
 		a.err = sd.check("src")
 	}
-	a.es = es
 	return sd
 }
 

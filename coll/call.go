@@ -47,6 +47,7 @@ type callArgs struct {
 	mine    int // the caller's member index (with AllThreads)
 	es      int // element size of the computational ones
 	err     error
+	repeat  bool // the team's last passed call again: buffers not checked (repeat.go)
 	// the segment flags' check (segment.go)
 	segChecked bool
 	segErr     error

@@ -50,7 +50,9 @@
 //     (single-address forms without AllThreads need one image per node, m
 //     forms with Local take no AllThreads, list lengths) in Image.args and
 //     callArgs.take (call.go); each member's buffers in each collective's
-//     function (api.go, api_reduce.go); overlaps between a node's images in
+//     function (api.go, api_reduce.go), except in a computational call
+//     that repeats the team's last one on the same buffers, which
+//     repeat.go lets skip them; overlaps between a node's images in
 //     crossOverlap (call.go); in-place reductions (a destination in its
 //     source's buffer) in inplace.go.
 //   - AllThreads arrivals are gathered in arrive (call.go): the first makes

@@ -34,3 +34,13 @@ func RingCalls(im *Image, t *images.Team) uint64 {
 // without a schedule (doubling.go), for tests that check which way a call
 // went.
 func Doublings(im *Image) uint64 { return im.n.doublings }
+
+// Repeats is how many of image im's computational calls on team t skipped
+// the buffer checks as repeats of its last passed call (repeat.go).
+func Repeats(im *Image, t *images.Team) uint64 {
+	it, err := im.team(t)
+	if err != nil {
+		return 0
+	}
+	return it.repeated
+}
