@@ -142,26 +142,23 @@ func (img *Image) reduce(b []byte, c *call) error {
 }
 
 // runReduce is the engine's reduction of b with c.fn and c.arg, onto
-// c.image or every image.
+// c.image or every image, in place (b is its own destination, as with
+// MPI_IN_PLACE): no copy of the result.
 func (img *Image) runReduce(b []byte, c *call) error {
 	if len(b) == 0 || img.NumImages() == 1 {
 		return nil
 	}
 	sh := img.sh
-	if cap(sh.scratch) < len(b) {
-		sh.scratch = make([]byte, len(b))
-	}
-	dst := sh.scratch[:len(b)]
 	before := sh.node.failures.Load()
-	f := flags
 	var err error
 	if c.image == 0 {
-		err = sh.im.ReduceAll(img.team.t, dst, b, coll.Cyclic, len(b), img.NumImages(), c.fn, c.arg, f)
+		err = sh.im.ReduceAll(img.team.t, b, b, coll.Cyclic, len(b), img.NumImages(), c.fn, c.arg, flags)
 	} else {
-		if c.image != img.ThisImage() {
-			dst = nil
+		var dst []byte // the result on the result image only
+		if c.image == img.ThisImage() {
+			dst = b
 		}
-		err = sh.im.Reduce(img.team.t, c.image-1, dst, b, coll.Cyclic, len(b), img.NumImages(), c.fn, c.arg, f)
+		err = sh.im.Reduce(img.team.t, c.image-1, dst, b, coll.Cyclic, len(b), img.NumImages(), c.fn, c.arg, flags)
 	}
 	if err == nil {
 		err = sh.node.since(before)
@@ -169,6 +166,5 @@ func (img *Image) runReduce(b []byte, c *call) error {
 	if err != nil {
 		return collErr(err)
 	}
-	copy(b, dst)
 	return nil
 }

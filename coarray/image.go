@@ -68,7 +68,6 @@ type shared struct {
 	nbuilt  int // operators' fn indices start here
 	ops     []Operator
 	checked bool
-	scratch []byte
 	agreed  []int64
 }
 
