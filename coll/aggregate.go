@@ -91,7 +91,7 @@ func (ac *aggCall) call() call {
 // is reports whether ac is call c on the same buffers (c.key carries the
 // identities of its first buffers).
 func (ac *aggCall) is(c *call) bool {
-	if ac.key != c.key {
+	if !ac.key.equal(&c.key) {
 		return false
 	}
 	if len(c.dst) == 1 {

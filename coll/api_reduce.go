@@ -172,11 +172,14 @@ func (im *Image) prefix(t *images.Team, dst []byte, dsts [][]byte, dl Layout, sr
 // checks nothing more: the caller then skips its own buffer checks too
 // (repeat.go).
 func (im *Image) compArgs(a *callArgs, k kind, t *images.Team, root int, sl, dl Layout, es, count, fn, arg int, f gsync.Flags, nb, multi bool, dst, src []byte) dist {
+	if !multi && im.again(a, k, t, root, sl, dl, es, count, fn, arg, f, nb, dst, src) {
+		return dist{Layout: sl, P: a.P, count: count}
+	}
 	im.args(a, k, t, root, 0, f, nb, multi)
 	a.key.es, a.key.count, a.key.fn, a.key.arg, a.key.sl, a.key.dl = es, count, fn, arg, sl, dl
 	a.es = es
 	sd := dist{Layout: sl, P: a.P, count: count}
-	if a.err != nil || a.repeats(dst, src) {
+	if a.err != nil {
 		return sd
 	}
 	fns := im.n.fns

@@ -50,11 +50,12 @@
 //     (single-address forms without AllThreads need one image per node, m
 //     forms with Local take no AllThreads, list lengths) in Image.args and
 //     callArgs.take (call.go); each member's buffers in each collective's
-//     function (api.go, api_reduce.go), except in a computational call
-//     that repeats the team's last one on the same buffers, which
-//     repeat.go lets skip them; overlaps between a node's images in
-//     crossOverlap (call.go); in-place reductions (a destination in its
-//     source's buffer) in inplace.go.
+//     function (api.go, api_reduce.go); a computational call that repeats
+//     the image's last one on the team with the same arguments and
+//     buffers takes its checked arguments as they are (repeat.go: the
+//     image and the team are checked again); overlaps between a node's
+//     images in crossOverlap (call.go); in-place reductions (a
+//     destination in its source's buffer) in inplace.go.
 //   - AllThreads arrivals are gathered in arrive (call.go): the first makes
 //     the record with the team's next sequence number, the last starts the
 //     node's operation. On a team that lives on one node they are gathered

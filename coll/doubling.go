@@ -86,7 +86,7 @@ func (n *node) fitsDoubling(a *callArgs) bool {
 		return false
 	}
 	fit := &tn.doubling
-	if fit.key != a.key {
+	if !fit.key.equal(&a.key) {
 		*fit = doublingFit{key: a.key}
 		fit.ok = n.decideDoubling(tn, fit)
 	}

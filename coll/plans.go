@@ -66,6 +66,17 @@ type planKey struct {
 	sl, dl             Layout
 }
 
+// equal reports whether k and o are the same key: what == says, field by
+// field, since the compiler's == of a struct this size calls memequal,
+// which costs a call of one element several times as much (repeat.go and
+// doubling.go compare keys on every call). TestPlanKeyEqual checks that
+// it sees every field.
+func (k *planKey) equal(o *planKey) bool {
+	return k.kind == o.kind && k.team == o.team && k.f == o.f && k.root == o.root && k.n == o.n &&
+		k.dst == o.dst && k.src == o.src && k.bh == o.bh &&
+		k.es == o.es && k.count == o.count && k.fn == o.fn && k.arg == o.arg && k.sl == o.sl && k.dl == o.dl
+}
+
 // bufID identifies a client buffer. A cached schedule holds the buffer, so
 // its address cannot be reused for another while the entry exists.
 type bufID struct {
@@ -145,7 +156,7 @@ func (c *planCache) take(cl *call) *schedOp {
 	k := &cl.key
 	for w := range c.ways[k.kind] {
 		o := c.ways[k.kind][w].Load()
-		if o != nil && o.key == *k && o.sameBufs(cl) && o.idle.CompareAndSwap(true, false) {
+		if o != nil && o.key.equal(k) && o.sameBufs(cl) && o.idle.CompareAndSwap(true, false) {
 			o.reset()
 			return o
 		}

@@ -1,7 +1,10 @@
 package coll
 
 import (
+	"reflect"
+	"slices"
 	"testing"
+	"unsafe"
 
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -60,5 +63,51 @@ func TestPlanCache(t *testing.T) {
 	c.keep(ob)
 	if ob.cached {
 		t.Fatal("a schedule over a large buffer was cached")
+	}
+}
+
+// planKey.equal must be ==: a key equals its copy, and changing any one
+// field (each in turn, found by reflection, so that a field added later is
+// covered) makes two keys differ.
+func TestPlanKeyEqual(t *testing.T) {
+	buf := make([]byte, 16)
+	base := planKey{kind: kReduceAll, f: gsync.InMySync | gsync.OutMySync | gsync.Local, root: 1, n: 2,
+		dst: idOf(buf[:8]), src: idOf(buf[8:]), bh: 3, es: 8, count: 4, fn: 5, arg: 6,
+		sl: Layout{BlockSize: 1, Offset: 2}, dl: Layout{BlockSize: 3, Offset: 4}}
+	if k := base; !k.equal(&base) {
+		t.Fatal("a key differs from its copy")
+	}
+	var paths [][]int // index paths of the leaf fields
+	var walk func(typ reflect.Type, at []int)
+	walk = func(typ reflect.Type, at []int) {
+		if typ.Kind() != reflect.Struct {
+			paths = append(paths, at)
+			return
+		}
+		for i := range typ.NumField() {
+			walk(typ.Field(i).Type, append(slices.Clone(at), i))
+		}
+	}
+	walk(reflect.TypeOf(base), nil)
+	for _, path := range paths {
+		k := base
+		f := reflect.ValueOf(&k).Elem().FieldByIndex(path)
+		f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem() // settable, unexported or not
+		switch {
+		case f.CanInt():
+			f.SetInt(f.Int() + 1)
+		case f.CanUint():
+			f.SetUint(f.Uint() + 1)
+		case f.Kind() == reflect.Pointer:
+			f.Set(reflect.New(f.Type().Elem()))
+		default:
+			t.Fatalf("field %v of kind %v: teach this test to change it", path, f.Kind())
+		}
+		if k.equal(&base) || base.equal(&k) {
+			t.Errorf("keys that differ in field %v are equal", path)
+		}
+	}
+	if len(paths) < 17 {
+		t.Fatalf("only %d fields checked", len(paths))
 	}
 }

@@ -1,54 +1,79 @@
 package coll
 
-import "unsafe"
+import (
+	"unsafe"
 
-// A repeated call's buffer checks. A scientific code calls the same
-// computational collective on the same buffers again and again (a time
-// step's MPI_Allreduce, a Fortran CO_SUM in a loop). Checking the buffers
-// of each member against the layouts and the function table costs a call
-// of one element more than a tenth of its messages (divisions, per
-// member), and what it decides depends on nothing but the call's key
-// (kind, team, flags, root, element size and count, function and its
-// argument, layouts) and the addresses and lengths of its buffers: a
-// team's members and the function table never change. So an image keeps,
-// per team, the last single-address computational call whose checks
-// passed (imageTeam.passed), and a call equal to it in all of that skips
-// them. Everything else is checked on every call: the image (closed,
-// reentered from a function), the team (destroyed), the flags, the form,
-// and at run time the segment flags.
+	"github.com/gocoll/gocoll/images"
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// A repeated call's checks. A scientific code calls the same computational
+// collective on the same buffers again and again (a time step's
+// MPI_Allreduce, a Fortran CO_SUM in a loop). Checking the call (flags,
+// form, function, layouts, and each member's buffers against them) costs
+// a call of one element as much as a good part of its messages, and what
+// it decides depends on nothing but the call's arguments and the
+// addresses and lengths of its buffers: a team's members, the node's
+// images and the function table never change. So an image keeps, per
+// team, its last single-address computational call that passed the checks
+// (imageTeam.passed: the validated arguments, ready to run), and a call
+// with the same arguments on the same buffers takes them as they are
+// (again). What can change between two calls is still checked on every
+// call: the image (closed, or reentered from a reduction function), the
+// team (destroyed), and at run time the segment flags.
 //
 // The m forms are always checked: their lists may change in place.
 
-// passedCall is a call whose buffer checks passed: its key (the buffer
-// identities not filled in) and its buffers' addresses and lengths, as
+// passedCall is a call that passed the checks: its validated arguments
+// (without the image's buffer lists, which the next call refills) and
+// whether it was non-blocking, and its buffers' addresses and lengths, as
 // numbers, so that the image does not keep the caller's memory alive. An
-// address may come back for other memory; the checks' verdict on the
-// same addresses and lengths is the same.
+// address may come back for other memory; the checks' verdict on the same
+// addresses and lengths is the same. The zero passedCall matches no call:
+// its kind is no computational one.
 type passedCall struct {
-	key      planKey
+	args     callArgs
 	dst, src uintptr
 	dn, sn   int
 }
 
-// repeats reports whether a's call is its team's last passed call again,
-// on the single-address buffers dst and src, and records it in a.repeat.
-// (An m form never is: passed records none.)
-func (a *callArgs) repeats(dst, src []byte) bool {
-	p := &a.it.passed
-	a.repeat = p.key == a.key && p.dst == address(dst) && p.dn == len(dst) &&
-		p.src == address(src) && p.sn == len(src)
-	if a.repeat {
-		a.it.repeated++
+// again fills a, a zero callArgs, with the arguments of its team's last
+// passed call and reports true when the call (compArgs' arguments, a
+// single-address form) repeats it; a.repeat then tells the caller to skip
+// its buffer checks.
+func (im *Image) again(a *callArgs, k kind, t *images.Team, root int, sl, dl Layout, es, count, fn, arg int, f gsync.Flags, nb bool, dst, src []byte) bool {
+	if im.check() != nil {
+		return false // the checks report it
 	}
-	return a.repeat
+	it, err := im.team(t)
+	if err != nil {
+		return false
+	}
+	p := &it.passed
+	q := &p.args.key
+	if q.kind != k || q.f != f || q.root != root || q.es != es || q.count != count || q.fn != fn || q.arg != arg ||
+		q.sl != sl || q.dl != dl || p.args.nb != nb ||
+		p.dst != address(dst) || p.dn != len(dst) || p.src != address(src) || p.sn != len(src) {
+		return false
+	}
+	m := len(p.args.tn.mem)
+	*a = p.args
+	a.dst, a.src = im.lists[0][:m], im.lists[1][:m] // as args sets them
+	a.repeat = true
+	it.repeated++
+	return true
 }
 
-// passed records a's call as its team's last passed call, if its checks
-// passed.
+// passed records a's call as its team's last passed call, if it passed
+// the checks, with its single-address buffers dst and src.
 func (a *callArgs) passed(dst, src []byte) {
-	if a.err == nil && !a.multi {
-		a.it.passed = passedCall{key: a.key, dst: address(dst), dn: len(dst), src: address(src), sn: len(src)}
+	if a.err != nil || a.multi {
+		return
 	}
+	p := &a.it.passed
+	p.args = *a
+	p.args.dst, p.args.src = nil, nil
+	p.dst, p.dn, p.src, p.sn = address(dst), len(dst), address(src), len(src)
 }
 
 // address is where b starts, 0 for nil.

@@ -1,6 +1,7 @@
 package coll_test
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -70,25 +71,39 @@ func repeatedCalls(im *coll.Image, f gsync.Flags, mForms bool) error {
 		func() error { return repeats(tm, 1) },
 	}
 	// Calls that differ from the passed one in a buffer's length at the
-	// same address, in where a buffer starts, or in the key: each is
-	// checked and fails, and none replaces the passed call.
-	bad := []struct {
-		name string
-		d, s []byte
-		es   int
-		fn   int
-		want error
-	}{
-		{"shorter dst", dst[:4], src, 8, fnSumI64, coll.ErrBufferLength},
-		{"shorter src", dst, src[:4], 8, fnSumI64, coll.ErrBufferLength},
-		{"dst overlapping src", buf[4:12], src, 8, fnSumI64, coll.ErrOverlap},
-		{"src overlapping dst", dst, buf[4:12], 8, fnSumI64, coll.ErrOverlap},
-		{"larger elements", dst, src, 16, fnSumI64, coll.ErrBufferLength},
-		{"function", dst, src, 8, len(table), coll.ErrFunction},
+	// same address, in where a buffer starts, or in any other argument:
+	// each is checked and fails, and none replaces the passed call.
+	type badCall struct {
+		name  string
+		d, s  []byte
+		sl    coll.Layout
+		es    int
+		count int
+		fn    int
+		f     gsync.Flags
+		want  error
+	}
+	ok := badCall{d: dst, s: src, sl: coll.Cyclic, es: 8, count: P, fn: fnSumI64, f: f}
+	with := func(name string, want error, change func(*badCall)) badCall {
+		b := ok
+		b.name, b.want = name, want
+		change(&b)
+		return b
+	}
+	bad := []badCall{
+		with("shorter dst", coll.ErrBufferLength, func(b *badCall) { b.d = dst[:4] }),
+		with("shorter src", coll.ErrBufferLength, func(b *badCall) { b.s = src[:4] }),
+		with("dst overlapping src", coll.ErrOverlap, func(b *badCall) { b.d = buf[4:12] }),
+		with("src overlapping dst", coll.ErrOverlap, func(b *badCall) { b.s = buf[4:12] }),
+		with("larger elements", coll.ErrBufferLength, func(b *badCall) { b.es = 16 }),
+		with("no elements", coll.ErrElemCount, func(b *badCall) { b.count = 0 }),
+		with("function", coll.ErrFunction, func(b *badCall) { b.fn = len(table) }),
+		with("layout", coll.ErrLayout, func(b *badCall) { b.sl = coll.Layout{BlockSize: -1} }),
+		with("flags", gsync.ErrManyAddressing, func(b *badCall) { b.f |= gsync.Single | gsync.Local }),
 	}
 	for _, b := range bad {
 		steps = append(steps, func() error {
-			err := im.ReduceAll(tm, b.d, b.s, coll.Cyclic, b.es, P, b.fn, 0, f)
+			err := im.ReduceAll(tm, b.d, b.s, b.sl, b.es, b.count, b.fn, 0, b.f)
 			if !errors.Is(err, b.want) {
 				return fmt.Errorf("%s: got %v, want %v", b.name, err, b.want)
 			}
@@ -106,12 +121,58 @@ func repeatedCalls(im *coll.Image, f gsync.Flags, mForms bool) error {
 		func() error { return repeats(tm, 3) },
 		func() error { return sum(tm, dst, src) },
 		func() error { return repeats(tm, 3) },
-		// another kind on the same buffers is checked
-		func() error {
-			return im.Reduce(tm, 0, dst, src, coll.Cyclic, 8, P, fnSumI64, 0, f)
-		},
+		// another function argument is checked
+		func() error { return im.ReduceAll(tm, dst, src, coll.Cyclic, 8, P, fnSumI64, 1, f) },
 		func() error { return repeats(tm, 3) },
+		// another kind with the same arguments is checked, and another
+		// root
+		func() error {
+			return im.Reduce(tm, 0, dst, src, coll.Cyclic, 8, P, fnSumI64, 1, f)
+		},
+		func() error {
+			return im.Reduce(tm, 0, dst, src, coll.Cyclic, 8, P, fnSumI64, 1, f)
+		},
+		func() error { return repeats(tm, 4) },
+		func() error {
+			if err := im.Reduce(tm, P, dst, src, coll.Cyclic, 8, P, fnSumI64, 1, f); !errors.Is(err, coll.ErrRoot) {
+				return fmt.Errorf("Reduce to root %d: got %v, want ErrRoot", P, err)
+			}
+			return nil
+		},
+		// a prefix reduction repeats; with another destination layout it
+		// is checked
+		func() error {
+			return im.PrefixReduce(tm, dst, coll.Cyclic, src, coll.Cyclic, 8, P, fnSumI64, 0, f)
+		},
+		func() error {
+			return im.PrefixReduce(tm, dst, coll.Cyclic, src, coll.Cyclic, 8, P, fnSumI64, 0, f)
+		},
+		func() error { return repeats(tm, 5) },
+		func() error {
+			bad := coll.Layout{BlockSize: -1}
+			if err := im.PrefixReduce(tm, dst, bad, src, coll.Cyclic, 8, P, fnSumI64, 0, f); !errors.Is(err, coll.ErrLayout) {
+				return fmt.Errorf("PrefixReduce with a bad destination layout: got %v, want ErrLayout", err)
+			}
+			return nil
+		},
 	)
+	// The non-blocking form in an aggregate passes; the blocking form with
+	// the same arguments is checked (Aggregate needs the non-blocking
+	// form); the aggregate's last member closes it.
+	steps = append(steps, func() error {
+		h, err := im.ReduceAllNB(tm, dst, src, coll.Cyclic, 8, P, fnSumI64, 0, f|gsync.Aggregate)
+		if err != nil {
+			return err
+		}
+		if err := im.ReduceAll(tm, dst, src, coll.Cyclic, 8, P, fnSumI64, 0, f|gsync.Aggregate); !errors.Is(err, gsync.ErrAggregateBlocking) {
+			return fmt.Errorf("blocking form with Aggregate after the non-blocking one: got %v, want ErrAggregateBlocking", err)
+		}
+		last, err := im.ReduceAllNB(tm, buf[32:40], buf[40:48], coll.Cyclic, 8, P, fnSumI64, 0, f)
+		if err != nil {
+			return err
+		}
+		return gsync.WaitAll(context.Background(), []gsync.Handle{h, last})
+	}, func() error { return repeats(tm, 5) })
 	// A team of its own: its calls repeat there; once destroyed, a call
 	// that would repeat fails.
 	var sub *images.Team
@@ -120,7 +181,7 @@ func repeatedCalls(im *coll.Image, f gsync.Flags, mForms bool) error {
 		func() error { return sum(sub, dst, src) },
 		func() error { return sum(sub, dst, src) },
 		func() error { return repeats(sub, 1) },
-		func() error { return repeats(tm, 3) },
+		func() error { return repeats(tm, 5) },
 		func() error { return im.Destroy(sub) },
 		func() error {
 			if err := im.ReduceAll(sub, dst, src, coll.Cyclic, 8, P, fnSumI64, 0, f); !errors.Is(err, coll.ErrTeamDestroyed) {
@@ -136,7 +197,7 @@ func repeatedCalls(im *coll.Image, f gsync.Flags, mForms bool) error {
 		steps = append(steps,
 			func() error { return im.ReduceAllM(tm, dsts, srcs, coll.Cyclic, 8, P, fnSumI64, 0, f) },
 			func() error { return im.ReduceAllM(tm, dsts, srcs, coll.Cyclic, 8, P, fnSumI64, 0, f) },
-			func() error { return repeats(tm, 3) },
+			func() error { return repeats(tm, 5) },
 			func() error {
 				dsts[0] = dst[:4]
 				if err := im.ReduceAllM(tm, dsts, srcs, coll.Cyclic, 8, P, fnSumI64, 0, f); !errors.Is(err, coll.ErrBufferLength) {
@@ -144,9 +205,19 @@ func repeatedCalls(im *coll.Image, f gsync.Flags, mForms bool) error {
 				}
 				return nil
 			},
+			// and no m form stands for a single-address call without buffers
+			func() error {
+				if err := im.ReduceAll(tm, nil, nil, coll.Cyclic, 8, P, fnSumI64, 0, f); !errors.Is(err, coll.ErrNilBuffer) {
+					return fmt.Errorf("ReduceAll without buffers after the m form: got %v, want ErrNilBuffer", err)
+				}
+				return nil
+			},
 		)
 	}
+	// The image is checked on every call: a repeat after Close fails.
 	steps = append(steps,
+		func() error { return sum(tm, dst, src) },
+		func() error { return sum(tm, dst, src) },
 		func() error { return im.Close() },
 		func() error {
 			if err := im.ReduceAll(tm, dst, src, coll.Cyclic, 8, P, fnSumI64, 0, f); !errors.Is(err, coll.ErrClosed) {
