@@ -118,8 +118,8 @@ type imageTeam struct {
 	ringStalled func() string
 	creations   uint64     // teams made from the team so far
 	aggOpen     bool       // its last collective on the team had Aggregate (aggregate.go)
-	passed      passedCall // its last computational call whose buffers passed the checks (repeat.go)
-	repeated    uint64     // its calls that repeated passed and were not checked again
+	passed      passedCall // its last computational call that passed the checks (repeat.go)
+	repeated    uint64     // its calls that repeated passed and skipped the checks
 	// on a team that lives on the node (local.go): the record of its last
 	// AllThreads call, and how many calls in a row it returned from as a
 	// staged root

@@ -67,10 +67,9 @@ type planKey struct {
 }
 
 // equal reports whether k and o are the same key: what == says, field by
-// field, since the compiler's == of a struct this size calls memequal,
-// which costs a call of one element several times as much (repeat.go and
-// doubling.go compare keys on every call). TestPlanKeyEqual checks that
-// it sees every field.
+// field, since the compiler's == of a struct this size calls memequal
+// (doubling.go and the plan cache compare keys on every call).
+// TestPlanKeyEqual checks that it sees every field.
 func (k *planKey) equal(o *planKey) bool {
 	return k.kind == o.kind && k.team == o.team && k.f == o.f && k.root == o.root && k.n == o.n &&
 		k.dst == o.dst && k.src == o.src && k.bh == o.bh &&

@@ -10,17 +10,17 @@ import (
 // A repeated call's checks. A scientific code calls the same computational
 // collective on the same buffers again and again (a time step's
 // MPI_Allreduce, a Fortran CO_SUM in a loop). Checking the call (flags,
-// form, function, layouts, and each member's buffers against them) costs
-// a call of one element as much as a good part of its messages, and what
-// it decides depends on nothing but the call's arguments and the
-// addresses and lengths of its buffers: a team's members, the node's
-// images and the function table never change. So an image keeps, per
-// team, its last single-address computational call that passed the checks
-// (imageTeam.passed: the validated arguments, ready to run), and a call
-// with the same arguments on the same buffers takes them as they are
-// (again). What can change between two calls is still checked on every
-// call: the image (closed, or reentered from a reduction function), the
-// team (destroyed), and at run time the segment flags.
+// form, function, layouts, and each member's buffers against them) took up
+// to a tenth of a ReduceAll of one element at np 2 (BENCHMARKS.md, "A
+// repeated call's checks"), and what it decides depends on nothing but the
+// call's arguments and the addresses and lengths of its buffers: a team's
+// members, the node's images and the function table never change. So an
+// image keeps, per team, its last single-address computational call that
+// passed the checks (imageTeam.passed: the validated arguments, ready to
+// run), and a call with the same arguments on the same buffers takes them
+// as they are (again). What can change between two calls is still checked
+// on every call: the image (closed, or reentered from a reduction
+// function), the team (destroyed), and at run time the segment flags.
 //
 // The m forms are always checked: their lists may change in place.
 
