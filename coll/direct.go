@@ -84,7 +84,7 @@ func (r *recLines) runDirect(c *call, it *imageTeam) error {
 		}
 		for _, d := range c.dst {
 			if d != nil { // a member that folds its own (local.go, self)
-				copy(d[lo:hi], acc)
+				copyData(d[lo:hi], acc)
 			}
 		}
 	}

@@ -361,12 +361,12 @@ func (r *localRec) stageRoot(a *callArgs, ln *memberLine) bool {
 		}
 		stage = r.stage[:size]
 	}
-	copy(stage, src)
+	copyData(stage, src)
 	own := src[:n]
 	if k.kind == kScatter {
 		own = src[k.root*n : (k.root+1)*n]
 	}
-	copy(dst, own) // alias-safe; identical blocks stay as they are
+	copyData(dst, own) // alias-safe; identical blocks stay as they are
 	ln.src, ln.dst = stage, nil
 	return true
 }
@@ -467,7 +467,7 @@ func (r *recLines) blocksFrom(c *call, src []byte) {
 			from = src[r.tn.mem[m]*n : (r.tn.mem[m]+1)*n]
 		}
 		if !identical(d[:n], from) {
-			copy(d[:n], from)
+			copyData(d[:n], from)
 		}
 	}
 }

@@ -18,9 +18,12 @@ import (
 // retired. Internal buffers go with the schedule; every schedule writes them
 // before reading them, so stale contents do no harm.
 //
-// Only small schedules are kept (internal and client buffers of at most
-// cacheMaxBytes): for large ones the building is noise, and a cached
-// schedule keeps its buffers until it is replaced.
+// A cached schedule keeps its buffers (internal ones, and the client's,
+// which the GC cannot free while it is cached) until it is replaced, so
+// the schedules a node caches hold at most planBudget bytes between them:
+// an iterative code's large collectives are cached too (building one
+// allocates as much as a small one's, on every call), a program that calls
+// a collective once on a huge buffer does not have it kept.
 
 // kind names a collective in a planKey.
 type kind uint8
@@ -140,7 +143,8 @@ func (k *planKey) sameCall(u *planKey) bool {
 
 const (
 	planWays      = 4        // cached schedules per kind of collective
-	cacheMaxBytes = 64 << 10 // largest client buffer of a cached schedule
+	planBudget    = 64 << 20 // bytes the cached schedules of a node hold
+	cacheMaxBytes = 64 << 10 // largest buffer of a cached aggregate member (aggregate.go)
 )
 
 // planCache holds a node's cached schedules. Lookups happen outside the
@@ -148,6 +152,7 @@ const (
 type planCache struct {
 	ways   [numKinds][planWays]atomic.Pointer[schedOp]
 	victim [numKinds]atomic.Uint32
+	held   atomic.Int64 // bytes the cached schedules hold
 }
 
 // take returns the cached schedule for call cl, reset, if no operation runs it now.
@@ -164,15 +169,11 @@ func (c *planCache) take(cl *call) *schedOp {
 }
 
 // keep caches o, a schedule about to start, in place of an idle or absent
-// entry; o stays busy until retired.
+// entry, within the budget; o stays busy until retired.
 func (c *planCache) keep(o *schedOp) {
-	if o.sc.bytes() > cacheMaxBytes || o.key.dst.n > cacheMaxBytes || o.key.src.n > cacheMaxBytes {
+	size := o.heldBytes()
+	if size > planBudget {
 		return
-	}
-	for _, id := range o.bufs {
-		if id.n > cacheMaxBytes {
-			return
-		}
 	}
 	ws := &c.ways[o.key.kind]
 	v := int(c.victim[o.key.kind].Add(1))
@@ -182,16 +183,36 @@ func (c *planCache) keep(o *schedOp) {
 		if old != nil && !old.idle.CompareAndSwap(true, false) {
 			continue // in use
 		}
-		o.cached = true
-		if w.CompareAndSwap(old, o) {
-			if old != nil { // claimed above, so nothing runs it
-				old.sc.release()
-			}
-			return
+		d := int64(size)
+		if old != nil {
+			d -= int64(old.held)
 		}
-		o.cached = false
+		if c.held.Add(d) <= planBudget {
+			o.cached, o.held = true, size
+			if w.CompareAndSwap(old, o) {
+				if old != nil { // claimed above, so nothing runs it
+					old.sc.release()
+				}
+				return
+			}
+			o.cached = false
+		}
+		c.held.Add(-d)
 		if old != nil {
 			old.idle.Store(true)
 		}
 	}
+}
+
+// heldBytes is what o keeps from the GC and the pools while cached: its
+// internal buffers and its client buffers.
+func (o *schedOp) heldBytes() int {
+	n := o.sc.bytes()
+	if o.bufs == nil {
+		return n + o.key.dst.n + o.key.src.n
+	}
+	for _, id := range o.bufs {
+		n += id.n
+	}
+	return n
 }

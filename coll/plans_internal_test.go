@@ -56,13 +56,47 @@ func TestPlanCache(t *testing.T) {
 	if c.take(&call{key: k0, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}) != o {
 		t.Fatal("a busy schedule was evicted")
 	}
-	// Large client buffers are not cached.
-	big := make([]byte, cacheMaxBytes+1)
+}
+
+// The schedules a node caches hold at most planBudget bytes together, and
+// one over it is never cached.
+func TestPlanBudget(t *testing.T) {
+	var c planCache
+	n := &node{}
+	tn := &teamNode{n: n}
+	buf := make([]byte, 16)
+	newOp := func(k planKey) *schedOp {
+		return newSchedOp(n, tn, &call{key: k, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}, []round{{sends: []xfer{{peer: 1, buf: buf[:8], client: true}}}}, &scratch{})
+	}
+	big := make([]byte, planBudget/2)
 	kb := planKey{kind: kBroadcast, n: len(big), dst: idOf(big)}
 	ob := newOp(kb)
 	c.keep(ob)
-	if ob.cached {
-		t.Fatal("a schedule over a large buffer was cached")
+	if !ob.cached {
+		t.Fatal("a schedule within the budget was not cached")
+	}
+	kb.root = 1
+	ob2 := newOp(kb)
+	c.keep(ob2)
+	if !ob2.cached {
+		t.Fatal("a second schedule within the budget was not cached")
+	}
+	kb.root = 2
+	ob3 := newOp(kb)
+	c.keep(ob3)
+	if ob3.cached {
+		t.Fatalf("a schedule past the budget was cached: %d bytes held", c.held.Load())
+	}
+	ob.Retire()
+	c.keep(ob3) // in place of ob, idle now: within the budget again
+	if !ob3.cached || c.held.Load() > planBudget {
+		t.Fatalf("a schedule that replaces an idle one was not cached, or the budget not kept: %d bytes held", c.held.Load())
+	}
+	huge := planKey{kind: kGather, n: planBudget + 1, dst: bufID{n: planBudget + 1}}
+	oh := newOp(huge)
+	c.keep(oh)
+	if oh.cached {
+		t.Fatal("a schedule over the whole budget was cached")
 	}
 }
 

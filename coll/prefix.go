@@ -241,7 +241,7 @@ func reblockRounds(g geom, sd, dd dist, in, dst [][]byte, es int, exclusive bool
 	}
 	r0.copies = append(r0.copies, compute(true, true, func() {
 		for _, s := range local {
-			copy(dst[s.kd][s.to*es:(s.to+s.n)*es], in[s.km][s.from*es:(s.from+s.n)*es])
+			copyData(dst[s.kd][s.to*es:(s.to+s.n)*es], in[s.km][s.from*es:(s.from+s.n)*es])
 		}
 	}))
 	for i := 1; i < g.P; i++ {
@@ -251,7 +251,7 @@ func reblockRounds(g geom, sd, dd dist, in, dst [][]byte, es int, exclusive bool
 			r0.copies = append(r0.copies, compute(false, false, func() {
 				k := 0
 				for _, s := range ss {
-					k += copy(buf[k:], in[s.km][s.from*es:(s.from+s.n)*es])
+					k += copyData(buf[k:], in[s.km][s.from*es:(s.from+s.n)*es])
 				}
 			}))
 			r0.sends = append(r0.sends, xfer{g.node(q), subReblock, buf, false})
@@ -263,7 +263,7 @@ func reblockRounds(g geom, sd, dd dist, in, dst [][]byte, es int, exclusive bool
 			r1.copies = append(r1.copies, compute(true, true, func() {
 				k := 0
 				for _, s := range ss {
-					k += copy(dst[s.kd][s.to*es:(s.to+s.n)*es], buf[k:])
+					k += copyData(dst[s.kd][s.to*es:(s.to+s.n)*es], buf[k:])
 				}
 			}))
 		}

@@ -262,7 +262,7 @@ func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
 		}
 		ln.at.Store(want)
 		if dst, src := a.dst[mine][:k.n], a.src[mine][:k.n]; !identical(dst, src) {
-			copy(dst, src)
+			copyData(dst, src)
 		}
 		it.ahead++ // it returns before the others came, as a staged root
 		it.ringed++

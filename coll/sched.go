@@ -104,8 +104,10 @@ type schedOp struct {
 	// (checked mode agrees on the arguments under it first: check.go)
 	preset bool
 
-	// cached schedules are run again once idle (see plans.go)
+	// cached schedules are run again once idle (see plans.go); held is
+	// what the cache counts for one
 	cached bool
+	held   int
 	idle   atomic.Bool
 	// counting: this run is counted in tn.unfinished (Bind, not bindAs);
 	// counted: and has been taken off it
@@ -369,7 +371,7 @@ func (o *schedOp) copies(r int, late bool) {
 		case c.fn != nil:
 			c.fn()
 		case len(c.dst) > 0 && &c.dst[0] != &c.src[0]: // identical blocks need no copy
-			copy(c.dst, c.src)
+			copyData(c.dst, c.src)
 		}
 		o.count(c.client, c.toClient, -1)
 	}
