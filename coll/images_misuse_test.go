@@ -3,6 +3,7 @@ package coll_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -37,28 +38,37 @@ func TestInitImagesMisuse(t *testing.T) {
 		}
 	})
 	t.Run("image used twice", func(t *testing.T) {
+		// Whichever of the two Inits of image 0 comes second fails at
+		// once; the first, with image 1, makes the node.
 		cd := colltest.NewWorld(1, colltest.Options{}).Conduit(0)
 		var wg sync.WaitGroup
-		var errA, errC error
-		wg.Go(func() { _, errA = coll.Init(cd, tbl2, 0, nil, 0, coll.Options{}) })
-		time.Sleep(10 * time.Millisecond)
-		if _, err := coll.Init(cd, tbl2, 0, nil, 0, coll.Options{}); !errors.Is(err, coll.ErrInitTwice) {
-			t.Errorf("second Init of image 0: %v, want ErrInitTwice", err)
+		var errs [3]error
+		for i, img := range []int{0, 0, 1} {
+			wg.Go(func() { _, errs[i] = coll.Init(cd, tbl2, img, nil, 0, coll.Options{}) })
 		}
-		wg.Go(func() { _, errC = coll.Init(cd, tbl2, 1, nil, 0, coll.Options{}) })
 		wg.Wait()
-		if errA != nil || errC != nil {
-			t.Errorf("the node's two images: %v, %v", errA, errC)
+		twice := 0
+		for _, err := range errs[:2] {
+			switch {
+			case errors.Is(err, coll.ErrInitTwice):
+				twice++
+			case err != nil:
+				t.Errorf("an Init of image 0: %v, want nil or ErrInitTwice", err)
+			}
+		}
+		if twice != 1 || errs[2] != nil {
+			t.Errorf("two Inits of image 0 and one of image 1: %v, want one ErrInitTwice and two nil", errs)
 		}
 	})
 	t.Run("too few images", func(t *testing.T) {
 		cd := colltest.NewWorld(1, colltest.Options{}).Conduit(0)
-		start := time.Now()
-		if _, err := coll.Init(cd, tbl2, 0, nil, 0, opts); !errors.Is(err, coll.ErrInitTimeout) {
+		_, err := coll.Init(cd, tbl2, 0, nil, 0, opts)
+		if !errors.Is(err, coll.ErrInitTimeout) {
 			t.Fatalf("%v, want ErrInitTimeout", err)
 		}
-		if d := time.Since(start); d > 10*time.Second {
-			t.Errorf("took %v", d)
+		// Options.InitTimeout, not DefaultInitTimeout, ended the wait.
+		if want := fmt.Sprintf("within %v", opts.InitTimeout); !strings.Contains(err.Error(), want) {
+			t.Errorf("%v, want it to say %q", err, want)
 		}
 		if _, err := coll.Init(cd, tbl2, 1, nil, 0, opts); !errors.Is(err, coll.ErrInitTimeout) {
 			t.Errorf("a late image: %v, want the node's ErrInitTimeout", err)
@@ -72,18 +82,18 @@ func TestInitImagesMisuse(t *testing.T) {
 		}
 	})
 	t.Run("images of a node disagree", func(t *testing.T) {
+		// Whichever image comes second finds that the first passed other
+		// functions; the first then waits for it until the timeout.
 		cd := colltest.NewWorld(1, colltest.Options{}).Conduit(0)
 		var wg sync.WaitGroup
-		var errA error
-		wg.Go(func() { _, errA = coll.Init(cd, tbl2, 0, nil, 0, opts) })
-		time.Sleep(10 * time.Millisecond)
-		fns := []reducefn.Entry{reducefn.Sum[int64]()}
-		if _, err := coll.Init(cd, tbl2, 1, fns, 0, opts); !errors.Is(err, coll.ErrInitMismatch) {
-			t.Errorf("%v, want ErrInitMismatch", err)
+		var errs [2]error
+		for img, fns := range [][]reducefn.Entry{nil, {reducefn.Sum[int64]()}} {
+			wg.Go(func() { _, errs[img] = coll.Init(cd, tbl2, img, fns, 0, opts) })
 		}
 		wg.Wait()
-		if !errors.Is(errA, coll.ErrInitTimeout) {
-			t.Errorf("the other image: %v, want ErrInitTimeout", errA)
+		if !(errors.Is(errs[0], coll.ErrInitMismatch) && errors.Is(errs[1], coll.ErrInitTimeout) ||
+			errors.Is(errs[0], coll.ErrInitTimeout) && errors.Is(errs[1], coll.ErrInitMismatch)) {
+			t.Errorf("images 0 and 1: %v, want ErrInitMismatch on one and ErrInitTimeout on the other", errs)
 		}
 	})
 }
@@ -267,11 +277,17 @@ func TestArgsDiffer(t *testing.T) {
 			return fmt.Errorf("image %d: %v, want ErrArgsDiffer", me, err)
 		}
 		nd.Rendezvous("staged", 2)
-		if me == 1 { // after the root, which stages and completes
-			time.Sleep(10 * time.Millisecond)
+		if me == 0 { // the root, which stages and completes first
+			err := im.Broadcast(im.TeamAll(), b, me, b, 8, allMy)
+			nd.Rendezvous("root done", 2)
+			if err != nil {
+				return fmt.Errorf("the root arriving first: %v", err)
+			}
+			return nil
 		}
+		nd.Rendezvous("root done", 2)
 		err = im.Broadcast(im.TeamAll(), b, me, b, 8, allMy)
-		if me == 1 && !errors.Is(err, coll.ErrArgsDiffer) {
+		if !errors.Is(err, coll.ErrArgsDiffer) {
 			return fmt.Errorf("the image arriving last: %v, want ErrArgsDiffer", err)
 		}
 		return nil

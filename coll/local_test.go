@@ -397,7 +397,7 @@ func TestRingBroadcast(t *testing.T) {
 		// A Gather against a broadcast its root took by the ring.
 		nd.Rendezvous("gather", T)
 		if me == 1 {
-			time.Sleep(5 * time.Millisecond) // after the root
+			nd.Rendezvous("root left", 2) // after the root's call returned
 			err = im.Gather(all, 0, make([]byte, 8*T), b, 8, f)
 			if !errors.Is(err, coll.ErrArgsDiffer) {
 				return fmt.Errorf("image 1's Gather: %v, want ErrArgsDiffer", err)
@@ -405,7 +405,11 @@ func TestRingBroadcast(t *testing.T) {
 			return nil
 		}
 		put(b, 43)
-		if err := im.Broadcast(all, b, 0, b, 8, f); err != nil || i64(b) != 43 {
+		err = im.Broadcast(all, b, 0, b, 8, f)
+		if me == 0 {
+			nd.Rendezvous("root left", 2)
+		}
+		if err != nil || i64(b) != 43 {
 			return fmt.Errorf("image %d: %d, %v; want 43", me, i64(b), err)
 		}
 		return nil

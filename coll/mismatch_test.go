@@ -13,9 +13,9 @@ import (
 )
 
 // TestMismatchMatrix runs the disagreement matrix in process at 2, 3 and
-// 4 nodes: with checked mode every image gets ErrMismatch (within the
-// 10 s the run allows), without it no image succeeds with wrong data;
-// hangs are bounded by each image's wait and logged.
+// 4 nodes: with checked mode every image gets ErrMismatch, without it no
+// image succeeds with wrong data; hangs are bounded by each image's wait
+// and logged.
 func TestMismatchMatrix(t *testing.T) {
 	for _, checked := range []bool{true, false} {
 		for _, P := range []int{2, 3, 4} {
@@ -54,9 +54,15 @@ func runMismatch(t *testing.T, per []int, extra gsync.Flags, c colltest.Mismatch
 		n += k
 	}
 	outs := make([]colltest.Outcome, n)
+	// Without checks a disagreement may hang: the wait bounds it. With
+	// them every image must get ErrMismatch: the wait is a hang guard.
+	wait := 2 * time.Second
+	if checked {
+		wait = 30 * time.Second
+	}
 	w := colltest.NewWorld(P, colltest.Options{MaxDelay: 50 * time.Microsecond, Seed: uint64(P)})
-	err := w.RunImages(per, coll.Options{Check: checked}, colltest.MismatchFns, 10*time.Second, func(im *coll.Image, _ *colltest.Node) error {
-		o := colltest.RunMismatch(im, c, 2*time.Second, extra)
+	err := w.RunImages(per, coll.Options{Check: checked}, colltest.MismatchFns, wait+8*time.Second, func(im *coll.Image, _ *colltest.Node) error {
+		o := colltest.RunMismatch(im, c, wait, extra)
 		outs[im.ImageNum()] = o
 		return colltest.CheckMismatch(o, checked)
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,17 +14,18 @@ import (
 
 // TestProgressSleepingNode: in a gather to node 0 over four nodes, node 2
 // forwards node 3's block. Node 2 starts the gather with OUT_NOSYNC, whose
-// sync succeeds at once there (node 2 has no destination), and sleeps
-// without calling gocoll; node 3's block reaches it afterwards. With a
-// progress agent node 2 forwards it while asleep and node 0 completes
-// before node 2 wakes; with polling node 0 completes only after.
+// sync succeeds at once there (node 2 has no destination), and then makes
+// no gocoll call until node 0 lets it; node 3 starts only then. With a
+// progress agent node 2 forwards node 3's block while it does not call, and
+// node 0 completes before it lets node 2 go on; with polling node 0 cannot
+// complete, even once node 3's block reached node 2, until node 2 calls.
 func TestProgressSleepingNode(t *testing.T) {
-	const sleep = 2 * time.Second
 	for _, mode := range []gsync.ProgressMode{gsync.Polling, gsync.Goroutine, gsync.Periodic} {
 		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
-			var asleep atomic.Bool
-			var rootDoneAsleep atomic.Int32 // 1: node 0 completed while node 2 slept, 2: after
+			asleep := make(chan struct{}) // node 2 synced and makes no gocoll call
+			sent := make(chan struct{})   // node 3's block reached node 2
+			wake := make(chan struct{})   // node 2 may call gocoll again
 			opts := coll.Options{Tree: coll.Binomial, Progress: mode, ProgressInterval: time.Millisecond}
 			err := colltest.Run(4, colltest.Options{}, opts, time.Minute, func(im *coll.Image) error {
 				me := im.ImageNum()
@@ -35,49 +35,67 @@ func TestProgressSleepingNode(t *testing.T) {
 				switch me {
 				case 0:
 					dst = make([]byte, 8*4)
-				case 2:
-					asleep.Store(true)
 				case 3:
-					time.Sleep(100 * time.Millisecond) // after node 2 went to sleep
+					<-asleep
 				}
 				h, err := im.GatherNB(im.TeamAll(), 0, dst, src, 8, f)
 				if err != nil {
 					return err
 				}
-				if me == 2 {
-					if ok, err := h.Try(); !ok || err != nil {
+				switch me {
+				case 2:
+					ok, err := h.Try()
+					close(asleep)
+					if !ok || err != nil {
 						return fmt.Errorf("node 2's OUT_NOSYNC sync: %v %v", ok, err)
 					}
-					time.Sleep(sleep) // no gocoll call
-					asleep.Store(false)
+					<-wake // no gocoll call meanwhile
+					return im.Close()
+				case 1, 3:
+					err := h.Wait(context.Background())
+					if me == 3 {
+						close(sent) // the in-process conduit delivers as it sends
+					}
+					if err != nil {
+						return err
+					}
 					return im.Close()
 				}
-				if err := h.Wait(context.Background()); err != nil {
-					return err
-				}
-				if me == 0 {
-					if asleep.Load() {
-						rootDoneAsleep.Store(1)
-					} else {
-						rootDoneAsleep.Store(2)
+				if mode == gsync.Polling {
+					<-sent
+					ok, err := h.Try()
+					close(wake)
+					if ok || err != nil {
+						return fmt.Errorf("node 0 synced (%v, %v) while node 2 made no call, in polling mode", ok, err)
 					}
-					for q := range 4 {
-						if dst[8*q] != byte(q) {
-							return fmt.Errorf("block %d = %v", q, dst[8*q:8*q+8])
-						}
+					if err := h.Wait(context.Background()); err != nil { // node 2 forwards in its Close
+						return err
+					}
+				} else {
+					// 30 s is a hang guard: without the agent's forwarding
+					// node 0 would wait as long as node 2 makes no call.
+					ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+					err := h.Wait(ctx)
+					cancel()
+					close(wake)
+					if errors.Is(err, context.DeadlineExceeded) {
+						_ = h.Wait(context.Background())
+						_ = im.Close()
+						return fmt.Errorf("node 0 did not complete while node 2 made no call: its %v agent did not forward node 3's block", mode)
+					}
+					if err != nil {
+						return err
+					}
+				}
+				for q := range 4 {
+					if dst[8*q] != byte(q) {
+						return fmt.Errorf("block %d = %v", q, dst[8*q:8*q+8])
 					}
 				}
 				return im.Close()
 			})
 			if err != nil {
 				t.Fatal(err)
-			}
-			want := int32(1)
-			if mode == gsync.Polling {
-				want = 2
-			}
-			if got := rootDoneAsleep.Load(); got != want {
-				t.Errorf("node 0 completed %s node 2 woke, want %s", map[int32]string{1: "before", 2: "after"}[got], map[int32]string{1: "before", 2: "after"}[want])
 			}
 		})
 	}

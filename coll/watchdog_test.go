@@ -13,8 +13,8 @@ import (
 const testStall = 300 * time.Millisecond
 
 // TestStallNamesPeers: one image returns early or skips a call; the
-// others' next call fails with ErrStalled within the stall timeout, naming
-// the collective, its number and the images it waits for
+// others' next call fails with ErrStalled after no progress for the stall
+// timeout, naming the collective, its number and the images it waits for
 // (colltest.Stall). Broadcast rooted at the missing image and ReduceAll;
 // one image per node (the wait is on a peer node) and several (the
 // missing image's node mates wait for it before their node starts).

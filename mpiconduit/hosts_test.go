@@ -55,39 +55,42 @@ func TestConduitHosts(t *testing.T) {
 			remote = append(remote, r)
 		}
 	}
-	iface := os.Getenv(multihostIfEnv)
-	if iface == "" {
-		t.Logf("%s unset: traffic counters not checked", multihostIfEnv)
-		return
-	}
-	// The script's hosts share this machine's processors: the conduit
-	// counts every rank, not its host's, when it decides to yield in waits.
-	assert.Equal(t, w.Size() > runtime.NumCPU(), cd.shm.crowded(), "%d ranks on %d processors (%d on host %s): crowded", w.Size(), runtime.NumCPU(), len(local)+1, hosts[me])
-	// The host's first rank reads its counters, around transfers that every
-	// rank makes between barriers.
-	first := me == slices.Index(hosts, hosts[me])
-	const total = 1 << 20
-	measure := func(peers []int, chunk int) (all, onIf uint64) {
-		require.NoError(t, w.Barrier())
-		all0, if0 := txBytes(t, iface)
-		require.NoError(t, w.Barrier())
-		exchange(t, cd, peers, total, chunk)
-		require.NoError(t, w.Barrier())
-		all1, if1 := txBytes(t, iface)
-		return all1 - all0, if1 - if0
-	}
-	for _, chunk := range []int{cd.shm.max, total} {
-		all, _ := measure(local, chunk)
-		if first {
-			// Barriers between hosts cross the interface: a few hundred bytes.
-			assert.Less(t, all, uint64(total), "host %s sent %d bytes on its interfaces while its %d ranks exchanged %d bytes in %d-byte transfers among themselves", hosts[me], all, len(local)+1, total, chunk)
+	// Where the bytes go, by the counters of the interface between hosts:
+	// only scripts/multihost-tests.sh's runs have one.
+	t.Run("traffic", func(t *testing.T) {
+		iface := os.Getenv(multihostIfEnv)
+		if iface == "" {
+			t.Skipf("%s unset: no interface between hosts (scripts/multihost-tests.sh sets it)", multihostIfEnv)
 		}
-	}
-	_, onIf := measure(remote, total)
-	if first {
-		want := uint64((len(local) + 1) * len(remote) * total)
-		assert.GreaterOrEqual(t, onIf, want, "host %s sent %d bytes on %s while its ranks sent %d to other hosts", hosts[me], onIf, iface, want)
-	}
+		// The script's hosts share this machine's processors: the conduit
+		// counts every rank, not its host's, when it decides to yield in waits.
+		assert.Equal(t, w.Size() > runtime.NumCPU(), cd.shm.crowded(), "%d ranks on %d processors (%d on host %s): crowded", w.Size(), runtime.NumCPU(), len(local)+1, hosts[me])
+		// The host's first rank reads its counters, around transfers that every
+		// rank makes between barriers.
+		first := me == slices.Index(hosts, hosts[me])
+		const total = 1 << 20
+		measure := func(peers []int, chunk int) (all, onIf uint64) {
+			require.NoError(t, w.Barrier())
+			all0, if0 := txBytes(t, iface)
+			require.NoError(t, w.Barrier())
+			exchange(t, cd, peers, total, chunk)
+			require.NoError(t, w.Barrier())
+			all1, if1 := txBytes(t, iface)
+			return all1 - all0, if1 - if0
+		}
+		for _, chunk := range []int{cd.shm.max, total} {
+			all, _ := measure(local, chunk)
+			if first {
+				// Barriers between hosts cross the interface: a few hundred bytes.
+				assert.Less(t, all, uint64(total), "host %s sent %d bytes on its interfaces while its %d ranks exchanged %d bytes in %d-byte transfers among themselves", hosts[me], all, len(local)+1, total, chunk)
+			}
+		}
+		_, onIf := measure(remote, total)
+		if first {
+			want := uint64((len(local) + 1) * len(remote) * total)
+			assert.GreaterOrEqual(t, onIf, want, "host %s sent %d bytes on %s while its ranks sent %d to other hosts", hosts[me], onIf, iface, want)
+		}
+	})
 }
 
 // allHostnames is every rank's hostname, by rank.

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -123,53 +124,113 @@ func TestImagesJob(t *testing.T) {
 	}
 }
 
-// cpuSeconds is the CPU time this process has used.
-func cpuSeconds(t *testing.T) float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatal(err)
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
-
 // TestIdleRanksSleep checks that while rank 0 measures its images job the
-// other ranks use little CPU (a blocking receive would busy-poll a core
-// away from rank 0's images), and that they learn whether it failed.
+// other ranks wait for it asleep (a blocking receive would busy-poll a core
+// away from rank 0's images): each of them sees its waiting goroutine
+// parked in time.Sleep inside sleepUntilReleased before rank 0 releases
+// it, and learns whether the job failed. How little CPU the wait costs is
+// BenchmarkSleepUntilReleased's figure.
 func TestIdleRanksSleep(t *testing.T) {
 	w := mpi.World()
 	if w.Size() < 2 {
 		t.Skip("needs 2 ranks: run under mpirun -np 2 (scripts/mpirun-tests.sh)")
 	}
 	b := newBench(w, 8, true)
-	const busy = 400 * time.Millisecond
+	const seenTag = 90 // apart from the benchmark's own tags (ops.go, imagesjob.go)
 	for _, ok := range []bool{true, false} {
 		if err := w.Barrier(); err != nil {
 			t.Fatal(err)
 		}
 		if b.rank == root {
-			time.Sleep(busy) // as if measuring
+			// Release only once every other rank saw its wait asleep, so
+			// that what they see is a wait for the release.
+			for r := range b.np {
+				if r != root {
+					if _, err := w.Recv(make([]byte, 1), r, seenTag); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
 			if err := b.release(ok); err != nil {
 				t.Fatal(err)
 			}
 			continue
 		}
-		cpu0, t0 := cpuSeconds(t), time.Now()
-		err := b.sleepUntilReleased()
-		cpu, wall := cpuSeconds(t)-cpu0, time.Since(t0).Seconds()
+		b.status[0] = 0xff // no verdict: only the release writes one
+		done := make(chan error, 1)
+		go func() { done <- b.sleepUntilReleased() }()
+		asleep := waitAsleep(".(*bench).sleepUntilReleased(", done)
+		if !asleep {
+			t.Errorf("rank %d: the wait for rank 0 was never seen asleep in time.Sleep (it returned, or it spins)", b.rank)
+		}
+		if err := w.Send([]byte{0}, root, seenTag); err != nil { // rank 0 releases either way
+			t.Fatal(err)
+		}
+		err := <-done
 		switch {
 		case ok && err != nil:
 			t.Errorf("released: %v", err)
 		case !ok && !errors.Is(err, errImagesJob):
 			t.Errorf("released after a failure: err = %v, want %v", err, errImagesJob)
 		}
-		if wall < 0.8*busy.Seconds() {
-			t.Errorf("rank %d waited %.3f s, rank 0 was busy %v", b.rank, wall, busy)
+	}
+}
+
+// waitAsleep reports whether a goroutine whose stack holds the frame fn
+// is seen in the state time.Sleep gives it, before done is ready (the wait
+// returned) or a minute passes (it never sleeps: it spins or blocks in MPI).
+func waitAsleep(fn string, done <-chan error) bool {
+	buf := make([]byte, 1<<20)
+	for giveUp := time.Now().Add(time.Minute); time.Now().Before(giveUp); {
+		if len(done) > 0 {
+			return false
 		}
-		t.Logf("rank %d: %.3f s CPU in %.3f s waiting (%.0f%%)", b.rank, cpu, wall, 100*cpu/wall)
-		if cpu > 0.5*wall {
-			t.Errorf("rank %d used %.3f s CPU in %.3f s waiting for rank 0", b.rank, cpu, wall)
+		n := runtime.Stack(buf, true)
+		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+			// "goroutine 7 [sleep]:" then its frames
+			if strings.Contains(g, fn) && strings.Contains(g, " [sleep") {
+				return true
+			}
+		}
+		time.Sleep(idlePoll)
+	}
+	return false
+}
+
+// BenchmarkSleepUntilReleased measures what a rank waiting for rank 0's
+// images job costs: the CPU time the process uses while sleepUntilReleased
+// waits for a release that comes after wait, over that wall time (cpu/wall;
+// a busy-polling receive would be near 1). On MPI_COMM_SELF, so it runs
+// under plain go test:
+//
+//	go test -run '^$' -bench SleepUntilReleased ./cmd/collbench
+func BenchmarkSleepUntilReleased(bb *testing.B) {
+	const wait = 20 * time.Millisecond
+	self := mpi.Self()
+	b := newBench(self, 8, true)
+	cpu0, t0 := cpuSeconds(bb), time.Now()
+	for bb.Loop() {
+		go func() {
+			time.Sleep(wait)
+			if err := self.Send([]byte{0}, root, releaseTag); err != nil {
+				panic(err)
+			}
+		}()
+		if err := b.sleepUntilReleased(); err != nil {
+			bb.Fatal(err)
 		}
 	}
+	cpu, wall := cpuSeconds(bb)-cpu0, time.Since(t0).Seconds()
+	bb.ReportMetric(cpu/wall, "cpu/wall")
+}
+
+// cpuSeconds is the CPU time this process has used.
+func cpuSeconds(tb testing.TB) float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // TestImagesRowsNP1: at np 1 the images-per-node rows are skipped with a

@@ -13,8 +13,8 @@ import (
 )
 
 // mpiStall is the stall timeout of the failure tests: well above a
-// collective's time on an oversubscribed host, well below the 10 s in
-// which a stall must be reported.
+// collective's time on an oversubscribed host, and short, since every
+// case waits for it.
 const mpiStall = 2 * time.Second
 
 // TestStallMPI runs colltest.Stall over MPI: the last image returns early

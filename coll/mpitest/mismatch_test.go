@@ -33,7 +33,14 @@ func TestMismatchMPI(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				o := colltest.RunMismatch(im, c, 3*time.Second, 0)
+				// Without checks a disagreement may hang: the wait bounds
+				// it. With them every rank must get ErrMismatch: the wait
+				// is a hang guard.
+				wait := 3 * time.Second
+				if checked {
+					wait = 30 * time.Second
+				}
+				o := colltest.RunMismatch(im, c, wait, 0)
 				if err := colltest.CheckMismatch(o, checked); err != nil {
 					t.Fatalf("rank %d of %d: %v", w.Rank(), w.Size(), err)
 				}
