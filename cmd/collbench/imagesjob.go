@@ -320,7 +320,7 @@ func (b *bench) needsImages(cfg config) bool {
 // Rank 0 tells the others that its images job is over with one byte on
 // the benchmark's communicator: 0 when it went well.
 const (
-	releaseTag = pingTag + 1
+	releaseTag = streamTag + 2 // past the stream's two
 	// idlePoll is how long a waiting rank sleeps between two tests of the
 	// release: a blocking receive would busy-poll in Open MPI and take a
 	// core from rank 0's images.
