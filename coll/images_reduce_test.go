@@ -12,6 +12,7 @@ import (
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/coll/colltest"
 	"github.com/gocoll/gocoll/images"
+	"github.com/gocoll/gocoll/loggp"
 	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -331,6 +332,42 @@ func TestOneNodeReductions(t *testing.T) {
 				}
 				return im.Barrier(all)
 			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestSplitReductions: ReduceAll of vectors that the model splits (a fold
+// made costly enough that every splittable vector splits: reduce-scatter,
+// then gather_all), and Reduce beside them, give the sequential fold, in
+// every form, with one and several images per node and a number of nodes
+// that does not divide the vector evenly.
+func TestSplitReductions(t *testing.T) {
+	costlyFold := coll.Options{Model: loggp.Params{O: 0.1, Gap: 0.1, G: 0.0001, Fold: 1}}
+	for i, per := range [][]int{{1, 1}, {1, 1, 1}, {2, 1, 3}, {1, 1, 1, 1, 1}} {
+		t.Run(fmt.Sprint(per), func(t *testing.T) {
+			t.Parallel()
+			delay := colltest.Options{MaxDelay: 20 * time.Microsecond, Seed: uint64(i + 1)}
+			err := colltest.RunImages(per, delay, costlyFold, table, 3*time.Minute,
+				func(im *coll.Image, nd *colltest.Node) error {
+					all := im.TeamAll()
+					P := all.Size()
+					var list []reduction
+					for k, es := range []int{8 * len(per), 8*len(per) + 24, 4 << 10} {
+						for _, count := range []int{1, P, 3*P + 2} {
+							ls := layoutsFor(count, P)
+							for li, name := range []string{"cyclic", "blocked", "unaligned"} {
+								seed := 100 + 10*k + li
+								list = append(list,
+									reduction{kind: "reduce", fn: fnSumI64, es: es, count: count, src: ls[name], root: (count + li + k) % P, seed: seed},
+									reduction{kind: "all", fn: fnSumI64, es: es, count: count, src: ls[name], seed: seed})
+							}
+						}
+					}
+					return runMReductions(im, nd, all, list)
+				})
 			if err != nil {
 				t.Fatal(err)
 			}

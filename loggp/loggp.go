@@ -9,7 +9,9 @@
 // all in microseconds:
 //
 //   - delivery: 2o + kG + L (the sender's overhead, the bytes, the wire,
-//     the receiver's overhead);
+//     the receiver's overhead), and R more for a message of more than S
+//     bytes (LogGPS's rendezvous: a large message waits for its receive,
+//     and moves by another protocol);
 //   - a node's next message leaves max(g, o + kG) after its previous one;
 //   - folding k bytes of a reduction costs k*Fold (not LogGP's: the
 //     reductions compute, and their algorithms differ in how much).
@@ -33,6 +35,8 @@ type Params struct {
 	Gap  float64 // g: the least time between two messages of one node
 	G    float64 // per byte of a message
 	Fold float64 // per byte a reduction folds
+	S    int     // the largest message delivered eagerly (0: every message)
+	R    float64 // what a larger message's delivery costs more
 }
 
 // Default are the parameters fitted on the development machines (2 cores,
@@ -40,19 +44,34 @@ type Params struct {
 // command, collbench --model): the model's choices with them are gocoll's
 // defaults. L comes out 0 there: a shared-memory ping-pong's intercept
 // (0.16 us) is below two of the stream's per-message times (0.10 us each),
-// so the wire adds nothing the overheads do not already hold.
-var Default = Params{L: 0, O: 0.104, Gap: 0.104, G: 0.000075, Fold: 0.000037}
+// so the wire adds nothing the overheads do not already hold. S is where
+// gocoll's transfers between processes of one node leave the
+// shared-memory rings for MPI's rendezvous (mpiconduit.ShmMax); Fold is
+// reducefn's float64 sum of 1 MiB (BenchmarkSumFloat64).
+var Default = Params{L: 0, O: 0.104, Gap: 0.104, G: 0.000056, Fold: 0.000026, S: 8 << 10, R: 1.7}
 
 // IsZero reports whether p is the zero Params (unset: Default applies).
 func (p Params) IsZero() bool { return p == Params{} }
 
 // String gives the parameters in microseconds, as collbench prints them.
 func (p Params) String() string {
-	return fmt.Sprintf("L %.3f us, o %.3f us, g %.3f us, G %.6f us/B, Fold %.6f us/B", p.L, p.O, p.Gap, p.G, p.Fold)
+	s := fmt.Sprintf("L %.3f us, o %.3f us, g %.3f us, G %.6f us/B, Fold %.6f us/B", p.L, p.O, p.Gap, p.G, p.Fold)
+	if p.S > 0 {
+		s += fmt.Sprintf(", R %.3f us above S %d B", p.R, p.S)
+	}
+	return s
 }
 
 // Deliver is the time from a send's start to its receive's end, k bytes.
-func (p Params) Deliver(k float64) float64 { return 2*p.O + k*p.G + p.L }
+func (p Params) Deliver(k float64) float64 { return 2*p.O + k*p.G + p.L + p.rendezvous(k) }
+
+// rendezvous is what a message of k bytes costs more than an eager one.
+func (p Params) rendezvous(k float64) float64 {
+	if p.S > 0 && k > float64(p.S) {
+		return p.R
+	}
+	return 0
+}
 
 // Next is the least time between the starts of two sends of one node, the
 // first of k bytes.
@@ -165,7 +184,11 @@ var ErrFit = errors.New("loggp: the fit needs ping-pong times at two sizes or mo
 // and large ones the slope); the stream's smallest message costs o + kG,
 // and o is taken equal to g: a stream cannot tell them apart, and on a host
 // with no network processor a small message's overhead is all its gap. L
-// is what the intercept leaves, at least 0. Fold is kept from p.
+// is what the intercept leaves, at least 0. Fold and S are kept from p.
+// With S set and ping-pong sizes on both sides of it, the line is fitted
+// to the sizes above S (they fix G), R is how far its intercept lies above
+// the line through the sizes up to S (which fixes L), and the stream's
+// smallest message is taken at or below S.
 func (p Params) Fit(pingPong, stream [][2]float64) (Params, error) {
 	if len(pingPong) < 2 || len(stream) < 1 {
 		return Params{}, ErrFit
@@ -174,8 +197,21 @@ func (p Params) Fit(pingPong, stream [][2]float64) (Params, error) {
 	slices.SortFunc(pp, func(a, b [2]float64) int { return int(a[0] - b[0]) })
 	st := slices.Clone(stream)
 	slices.SortFunc(st, func(a, b [2]float64) int { return int(a[0] - b[0]) })
+	q := Params{Fold: p.Fold, S: p.S}
+	eager := len(pp)
+	if p.S > 0 {
+		eager, _ = slices.BinarySearchFunc(pp, float64(p.S)+0.5, func(pt [2]float64, k float64) int { return int(pt[0] - k) })
+	}
 	a, G := lineFit(pp)
-	q := Params{G: max(G, 0), Fold: p.Fold}
+	if eager >= 2 && eager <= len(pp)-2 { // both sides have a line
+		var aLarge float64
+		aLarge, G = lineFit(pp[eager:])
+		a, _ = lineFit(pp[:eager])
+		q.R = max(aLarge-a, 0)
+	} else {
+		q.S = 0
+	}
+	q.G = max(G, 0)
 	q.Gap = max(st[0][1]-st[0][0]*q.G, 0)
 	q.O = q.Gap
 	q.L = max(a-2*q.O, 0)

@@ -58,6 +58,9 @@ func TestCosts(t *testing.T) {
 		// the exchange's 4.75: a tie, the exchange.
 		{"reduce-scatter+gather_all P 4", m.ReduceScatterGatherAll(4, k), 4.75 + 1.5 + 4.75},
 		{"recursive doubling P 8", m.RecursiveDoubling(8, k), 3 * (3 + 2)},
+		// With a rendezvous of 2 us above 500 B: k pays it, k/4 does not.
+		{"rendezvous above S", loggp.Params{L: 1, O: 0.5, Gap: 0.5, G: 0.001, S: 500, R: 2}.Deliver(k), 3 + 2},
+		{"eager up to S", loggp.Params{L: 1, O: 0.5, Gap: 0.5, G: 0.001, S: 500, R: 2}.Deliver(k / 4), 2.25},
 		{"scan P 8", m.Scan(8, k), 15},
 	} {
 		if math.Abs(c.got-c.want) > 1e-12 {
@@ -80,25 +83,36 @@ func TestLg(t *testing.T) {
 	}
 }
 
-// Fit recovers the parameters of a machine that follows the model.
+// Fit recovers the parameters of a machine that follows the model, with
+// and without a rendezvous above S; without sizes on both sides of S it
+// fits no rendezvous.
 func TestFit(t *testing.T) {
-	want := loggp.Params{L: 0.7, O: 0.15, Gap: 0.15, G: 1.0 / 9000, Fold: 0.0003}
 	var pp, st [][2]float64
-	for k := 1 << 20; k >= 8; k /= 4 { // out of order: Fit sorts
-		pp = append(pp, [2]float64{float64(k), want.Deliver(float64(k))})
-		st = append(st, [2]float64{float64(k), want.Next(float64(k))})
-	}
-	got, err := loggp.Params{Fold: want.Fold}.Fit(pp, st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		name      string
-		got, want float64
-	}{{"L", got.L, want.L}, {"O", got.O, want.O}, {"Gap", got.Gap, want.Gap}, {"G", got.G, want.G}, {"Fold", got.Fold, want.Fold}} {
-		if math.Abs(c.got-c.want) > 1e-9*math.Max(1, c.want) {
-			t.Errorf("%s = %g, want %g", c.name, c.got, c.want)
+	for _, want := range []loggp.Params{
+		{L: 0.7, O: 0.15, Gap: 0.15, G: 1.0 / 9000, Fold: 0.0003},
+		{L: 0.7, O: 0.15, Gap: 0.15, G: 1.0 / 9000, Fold: 0.0003, S: 8 << 10, R: 1.6},
+	} {
+		pp, st = pp[:0], st[:0]
+		for k := 1 << 20; k >= 8; k /= 4 { // out of order: Fit sorts
+			pp = append(pp, [2]float64{float64(k), want.Deliver(float64(k))})
+			st = append(st, [2]float64{float64(k), want.Next(float64(k))})
 		}
+		got, err := loggp.Params{Fold: want.Fold, S: want.S}.Fit(pp, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{{"L", got.L, want.L}, {"O", got.O, want.O}, {"Gap", got.Gap, want.Gap}, {"G", got.G, want.G},
+			{"Fold", got.Fold, want.Fold}, {"S", float64(got.S), float64(want.S)}, {"R", got.R, want.R}} {
+			if math.Abs(c.got-c.want) > 1e-9*math.Max(1, c.want) {
+				t.Errorf("%v: %s = %g, want %g", want, c.name, c.got, c.want)
+			}
+		}
+	}
+	if got, err := (loggp.Params{S: 1 << 30}).Fit(pp, st); err != nil || got.S != 0 || got.R != 0 {
+		t.Errorf("no size above S: fitted S %d, R %g (%v), want none", got.S, got.R, err)
 	}
 	if _, err := (loggp.Params{}).Fit(pp[:1], st); !errors.Is(err, loggp.ErrFit) {
 		t.Errorf("one ping-pong point: %v, want ErrFit", err)
