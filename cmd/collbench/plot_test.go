@@ -36,6 +36,11 @@ func TestFamilies(t *testing.T) {
 	if err != nil || np != 2 || len(rows) != 13 {
 		t.Fatalf("readCSV: %d rows, np %d, %v", len(rows), np, err)
 	}
+	for _, r := range rows {
+		if r.rooted {
+			t.Errorf("a file without the root's columns gave a rooted row: %+v", r)
+		}
+	}
 	fs := families(rows)
 	if len(fs) != 2 || fs[0].name != "Broadcast" || fs[1].name != "ReduceAll" {
 		t.Fatalf("families: %+v", fs)
@@ -50,6 +55,20 @@ func TestFamilies(t *testing.T) {
 	}
 	if rs := ratios(r.gocoll, r.mpi); len(rs) != 3 || rs[0].Y != 2 || rs[2].Y != 0.8 {
 		t.Errorf("ratios: %v", rs)
+	}
+}
+
+// TestReadCSVOfTheREADME reads the README's figure data, a file of an
+// earlier collbench.
+func TestReadCSVOfTheREADME(t *testing.T) {
+	f, err := os.Open("../../docs/collbench-np2.csv")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	rows, np, err := readCSV(f)
+	if err != nil || np != 2 || len(families(rows)) == 0 {
+		t.Errorf("docs/collbench-np2.csv: %d rows, np %d, %v", len(rows), np, err)
 	}
 }
 
