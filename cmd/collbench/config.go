@@ -115,7 +115,8 @@ c_* columns.
 --plot FILE.png draws the gocoll.* rows when the table is done (rank 0):
 FILE.png, each collective's average latency by size on log-log axes, gocoll
 blocking and NB against native MPI blocking and nonblocking, and
-FILE-ratios.png, gocoll over MPI with the line at 1. With --from-csv it
+FILE-ratios.png, gocoll over MPI with the line at 1; a rooted collective
+has a second panel of the root's figures. With --from-csv it
 draws an earlier run's --csv file instead, without MPI. While collbench
 runs, a status line on stderr names the row being measured and what is
 left, when stderr (under mpirun: mpirun's) is a terminal and not --quiet.
