@@ -119,6 +119,12 @@ func images(r run, k key) (point, bool) {
 	return point{v, n}, ok1 && ok2 && ok3 && ok4
 }
 
+// kind is a kind of line: its suffix to the row's name, and its measure.
+type kind struct {
+	suffix string
+	m      measure
+}
+
 // line is one line of the comparison: one measure of one row at one size,
 // over the rounds in which both builds have it, paired by round.
 type line struct {
@@ -147,13 +153,9 @@ func lines(base, head []run) (ls []line, missing []string) {
 	}
 	for _, k := range order {
 		isImages := strings.Contains(k.op, "/")
-		kinds := []struct {
-			suffix string
-			m      measure
-		}{{"", avg}, {":root", root}}
+		kinds := []kind{{"", avg}, {":root", root}}
 		if isImages {
-			kinds = kinds[:1]
-			kinds[0].m = images
+			kinds = []kind{{"", images}}
 		}
 		for i, kind := range kinds {
 			l := line{name: k.op + kind.suffix, size: k.size, images: isImages}
