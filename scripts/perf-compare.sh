@@ -14,8 +14,9 @@
 #   GOCOLL_ROUNDS  rounds (default 6): each runs both builds, base first in
 #                  odd rounds and head first in even ones, so that a drift of
 #                  the machine, or a cost of running second, falls on both
-#                  alike; an even count balances the two orders. Six is the
-#                  fewest that flagged nothing on identical builds (below).
+#                  alike; an even count balances the two orders. On
+#                  identical builds five rounds (drawn from six) flagged two
+#                  lines on average, six none or one with a "?" (below).
 #   GOCOLL_NP      ranks (default 2)
 #   GOCOLL_COMPARE_FORTRAN=1, or --fortran: also CO_SUM of one double
 #                  (coarray/fortran/bench/bench.f90) on gocoll's gfortran
@@ -23,8 +24,9 @@
 #
 # Every run takes /tmp/gocoll-cpu.lock exclusively (the machine is shared),
 # one run at a time, so other benchmarks wait between runs, not during one.
-# A full table takes about 50 s a run, so the default 6 rounds take about
-# 11 minutes.
+# A run of the full table takes about 50 s with the lock free, so the
+# default 6 rounds take 11 minutes; with other jobs queueing on the lock,
+# 20 to 30.
 #
 # It prints, per gocoll.* row and size (cmd/perfcompare does the
 # arithmetic), the median over the rounds of new/old (head's Go average over
@@ -49,14 +51,24 @@
 #      faster: head's second fastest over base's fastest). The slow state
 #      only adds time, so a build's fastest rounds are its cleanest figures,
 #      and the second fastest asks the change to exceed their spread.
-# Any one alone flags noise; a real change moves all three. Calibrated on
-# two identical builds (6 rounds, 270 lines of the full table): nothing
-# flagged, where 1 and 3 alone flagged 3 to 15 lines; the same runs with
-# head's times made 10% longer: two thirds of the rows of 32 KiB and more
-# flagged, 97% of all rows at 20%. The images ratio rows, ratios of two rows
+# Any one alone flags noise; a real change moves all three. "slower?" adds
+# that the rounds of the two builds still interleave (more than 15% of the
+# pairs of a head round and a base round go the other way): a bimodal row
+# (gocoll.GatherAll at 1 MiB takes 98 or 120 us from run to run), or an
+# outlier round; more rounds tell. The images ratio rows, ratios of two rows
 # that flip between states independently, are flagged only when new/old
-# moved by 5% in every round (and the median per native with it). "allocs
-# A->B": the median allocations per operation changed by 0.5 or more.
+# moved by 5% in every round (and the median per native with it).
+# "allocs A->B": the median allocations per operation changed by 0.5 or more.
+#
+# Calibration, full table, 6 rounds, 270 rows x sizes (370 lines with the
+# roots): two comparisons of identical builds flagged nothing, and one
+# "faster?" (gocoll.Agg16.Broadcast at 1 MiB, 142 allocations per operation,
+# 10-17% faster in three of head's runs); the same runs with head's times
+# made 10% longer flagged two thirds of the rows of 32 KiB and more, 97% of
+# all at 20%. A real slowdown (a busy wait of 7 ps per byte, about 10%, in
+# the blocking Broadcast from 32 KiB) was flagged "slower" in every
+# Broadcast row it slowed from 128 KiB on, gocoll.BroadcastNB and
+# Agg16.Broadcast, which do not take that path, not at all.
 set -euo pipefail # a failed build or run ends the script
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
