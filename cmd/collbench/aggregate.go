@@ -26,9 +26,9 @@ const noNo = gsync.InNoSync | gsync.OutNoSync | gsync.Local
 
 func aggregateEntries(b *bench) []entry {
 	es := []entry{
-		{name: "gocoll.Agg16.Broadcast", sized: true, goLoop: b.gAggBroadcast, cLoop: b.times(aggMembers, b.cBcast)},
+		{name: "gocoll.Agg16.Broadcast", sized: true, rooted: true, goLoop: b.gAggBroadcast, cLoop: b.times(aggMembers, b.cBcast)},
 		{name: "gocoll.Agg16.ReduceAll", sized: true, goLoop: b.gAggReduceAll, cLoop: b.times(aggMembers, b.cAllreduce)},
-		{name: "gocoll.NoNo.Broadcast", sized: true, goLoop: b.gNoNoBroadcast, cLoop: b.cBcast},
+		{name: "gocoll.NoNo.Broadcast", sized: true, rooted: true, goLoop: b.gNoNoBroadcast, cLoop: b.cBcast},
 	}
 	for i := range es {
 		es[i].drain = b.drain

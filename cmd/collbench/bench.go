@@ -174,8 +174,8 @@ func (b *bench) measureGo(e entry, size, warmup, iters int) (us, allocs float64,
 
 // row measures one entry at one size: cfg.reps pairs of Go loop and C loop,
 // alternating which goes first, keeping each side's fastest repetition on
-// each rank; then the reduction across ranks. The row is meaningful on rank 0
-// only.
+// each rank; then the reduction across ranks, and for a rooted entry the
+// root's own figures. The row is meaningful on rank 0 only.
 func (b *bench) row(e entry, size int, cfg config) (row, error) {
 	warmup, iters := cfg.counts(size)
 	r := row{op: e.label(b.np), size: size, sized: e.sized, ranks: b.np, iters: iters, warmup: warmup}
@@ -212,6 +212,11 @@ func (b *bench) row(e entry, size int, cfg config) (row, error) {
 	}
 	if n := sum[vCRanks]; n > 0 {
 		r.cAvg, r.cMin, r.cMax = sum[vC]/n, lo[vC], hi[vC]
+	}
+	// The root is rank 0, where the row is kept: its own figures need no
+	// reduction.
+	if e.rooted && b.rank == root && active {
+		r.rooted, r.goRoot, r.cRoot = true, goUs, cUs
 	}
 	return r, nil
 }

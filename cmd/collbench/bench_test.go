@@ -56,15 +56,30 @@ func TestRunSmoke(t *testing.T) {
 		t.Fatalf("%d CSV rows, want %d:\n%s", len(recs)-1, want, out.String())
 	}
 	seen := map[string]int{}
+	rooted := map[string]bool{}
+	for _, e := range es {
+		rooted[e.name] = e.rooted
+	}
 	for _, r := range recs[1:] {
 		seen[r[0]]++
 		if r[2] != strconv.Itoa(w.Size()) {
 			t.Errorf("row %v: ranks %s", r, r[2])
 		}
-		for _, col := range []int{5, 6, 7, 8, 11} { // go avg/min/max, c avg, ratio
+		cols := []int{5, 6, 7, 8, 11} // go avg/min/max, c avg, ratio
+		if rooted[r[0]] {
+			cols = append(cols, 13, 14) // the root's go and c
+		} else if r[13] != "" || r[14] != "" {
+			t.Errorf("row %v: root figures in a row without a root", r)
+		}
+		for _, col := range cols {
 			if v, err := strconv.ParseFloat(r[col], 64); err != nil || !(v > 0) {
 				t.Errorf("row %v: column %s = %q, want > 0", r, csvHeader[col], r[col])
 			}
+		}
+	}
+	for _, op := range []string{"Bcast", "gocoll.Broadcast", "gocoll.ScatterNB", "gocoll.Seg.Broadcast", "gocoll.Agg16.Broadcast"} {
+		if !rooted[op] {
+			t.Errorf("%s is not rooted", op)
 		}
 	}
 	for _, e := range es {

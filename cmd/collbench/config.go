@@ -86,9 +86,14 @@ windows of 64 nonblocking sends (OSU's osu_bw). --model fits a LogGP model
 to both and predicts gocoll's algorithms from it. Reductions use
 float64 and MPI_SUM on max(1, size/8) elements; data movement uses bytes,
 size bytes per block (per rank for Gather, Scatter, Allgather, Alltoall).
-Root is rank 0. Nonblocking operations are started and waited for in each
-iteration. Buffers are allocated once and shared by the Go and the C loops.
-allocs/op is Go heap allocations per iteration on the worst rank.
+Root is rank 0. The rooted collectives' rows (Bcast, Reduce, Gather,
+Scatter, Ibcast, and gocoll's Broadcast, Scatter, Gather, Reduce with their
+NB, Seg, NoNo and Agg16 forms) also show the root's own latency (Go root)
+and its Go over its C (root Go/C), which the average over ranks hides: the
+CSV file has them as go_root_us and c_root_us, empty in the other rows.
+Nonblocking operations are started and waited for in each iteration.
+Buffers are allocated once and shared by the Go and the C loops. allocs/op
+is Go heap allocations per iteration on the worst rank.
 
 The gocoll.* rows run gocoll's collectives, one image per process, against
 the native collective. The gocoll.Tnp.* rows put T = np images (goroutines)
@@ -110,7 +115,8 @@ c_* columns.
 --plot FILE.png draws the gocoll.* rows when the table is done (rank 0):
 FILE.png, each collective's average latency by size on log-log axes, gocoll
 blocking and NB against native MPI blocking and nonblocking, and
-FILE-ratios.png, gocoll over MPI with the line at 1. With --from-csv it
+FILE-ratios.png, gocoll over MPI with the line at 1; a rooted collective
+has a second panel of the root's figures. With --from-csv it
 draws an earlier run's --csv file instead, without MPI. While collbench
 runs, a status line on stderr names the row being measured and what is
 left, when stderr (under mpirun: mpirun's) is a terminal and not --quiet.

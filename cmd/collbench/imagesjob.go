@@ -414,6 +414,7 @@ func imagesRatios(es []entry, rows []row, np int) []row {
 			r := a
 			r.op = a.op + "/" + one.op
 			r.cAvg, r.cMin, r.cMax = one.goAvg, one.goMin, one.goMax
+			r.rooted = false // a ratio of two rows has no root of its own
 			if a.ratio() > 0 && one.ratio() > 0 {
 				r.perNative = a.ratio() / one.ratio()
 			}

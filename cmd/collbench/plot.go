@@ -24,7 +24,9 @@ import (
 // gocoll's blocking collective and its NB form (initiate and wait) beside
 // the native MPI collective and its nonblocking form, as the rows measured
 // them (the "Go" and "C" sides of each row). The ratio figure draws gocoll
-// over native MPI, blocking and NB, with the line at 1.
+// over native MPI, blocking and NB, with the line at 1. A rooted collective
+// has a second panel beside its own, drawn the same way from the root's
+// (rank 0's) figures: the average over ranks hides a slow root.
 
 // Panel and figure geometry, in inches, and the resolution of the PNG.
 const (
@@ -41,43 +43,58 @@ var (
 	oneColor    = color.RGBA{R: 0x60, G: 0x60, B: 0x60, A: 0xff}
 )
 
-// family is one collective's rows: gocoll.X (blocking) and gocoll.XNB.
+// family is one collective's rows: gocoll.X (blocking) and gocoll.XNB,
+// their averages over ranks or, in a root family, the root's figures.
 type family struct {
 	name                         string
 	gocoll, gocollNB, mpi, mpiNB plotter.XYs
 }
 
+// rootSuffix ends the name of a root family, which is its panel's title.
+const rootSuffix = ", at the root (rank 0)"
+
 // families groups the gocoll.* rows of one image per process by
-// collective, in the order they come; rows without a size or a time are left
-// out (a log axis has no place for them).
+// collective, in the order they come, each rooted collective followed by
+// its root family; rows without a size or a time are left out (a log axis
+// has no place for them).
 func families(rows []row) []*family {
 	var out []*family
 	byName := map[string]*family{}
+	get := func(name string) *family {
+		f := byName[name]
+		if f == nil {
+			f = &family{name: name}
+			byName[name] = f
+			out = append(out, f)
+		}
+		return f
+	}
 	for _, r := range rows {
 		name, ok := strings.CutPrefix(r.op, gocollPrefix)
 		if !ok || strings.Contains(name, ".") || strings.Contains(name, "/") || r.size <= 0 {
 			continue // not gocoll's, an images-per-node row, or a ratio row
 		}
 		base, nb := strings.CutSuffix(name, "NB")
-		f := byName[base]
-		if f == nil {
-			f = &family{name: base}
-			byName[base] = f
-			out = append(out, f)
-		}
-		g, c := &f.gocoll, &f.mpi
-		if nb {
-			g, c = &f.gocollNB, &f.mpiNB
-		}
-		x := float64(r.size)
-		if r.goAvg > 0 {
-			*g = append(*g, plotter.XY{X: x, Y: r.goAvg})
-		}
-		if r.cAvg > 0 {
-			*c = append(*c, plotter.XY{X: x, Y: r.cAvg})
+		get(base).add(nb, float64(r.size), r.goAvg, r.cAvg)
+		if r.rooted {
+			get(base+rootSuffix).add(nb, float64(r.size), r.goRoot, r.cRoot)
 		}
 	}
 	return out
+}
+
+// add puts one row's Go and C latencies at size x, blocking or NB.
+func (f *family) add(nb bool, x, goUs, cUs float64) {
+	g, c := &f.gocoll, &f.mpi
+	if nb {
+		g, c = &f.gocollNB, &f.mpiNB
+	}
+	if goUs > 0 {
+		*g = append(*g, plotter.XY{X: x, Y: goUs})
+	}
+	if cUs > 0 {
+		*c = append(*c, plotter.XY{X: x, Y: cUs})
+	}
 }
 
 const gocollPrefix = "gocoll."
@@ -315,25 +332,44 @@ func writeFile(name string, write func(io.Writer) error) (err error) {
 }
 
 // readCSV reads rows written by --csv (for --from-csv) and the rank count
-// they were measured on.
+// they were measured on. It finds the columns by their names, so that it
+// reads the files of earlier collbench versions too, without the root's
+// columns (their rows have no root figures then).
 func readCSV(r io.Reader) (rows []row, np int, err error) {
 	recs, err := csv.NewReader(r).ReadAll()
 	if err != nil {
 		return nil, 0, err
 	}
-	if len(recs) == 0 || strings.Join(recs[0], ",") != strings.Join(csvHeader, ",") {
-		return nil, 0, errors.New("not a collbench CSV file (its header differs)")
+	col := map[string]int{}
+	if len(recs) > 0 {
+		for i, name := range recs[0] {
+			col[name] = i
+		}
+	}
+	for _, name := range []string{"op", "size_bytes", "ranks", "go_avg_us", "c_avg_us"} {
+		if _, ok := col[name]; !ok {
+			return nil, 0, fmt.Errorf("not a collbench CSV file (no column %s)", name)
+		}
 	}
 	for i, rec := range recs[1:] {
-		num := func(col int) float64 {
-			v, perr := strconv.ParseFloat(rec[col], 64)
+		// num reads column name, "" when absent or empty (no root) as 0.
+		num := func(name string) float64 {
+			c, ok := col[name]
+			if !ok || rec[c] == "" {
+				return 0
+			}
+			v, perr := strconv.ParseFloat(rec[c], 64)
 			if perr != nil && err == nil {
-				err = fmt.Errorf("line %d, column %s: %w", i+2, csvHeader[col], perr)
+				err = fmt.Errorf("line %d, column %s: %w", i+2, name, perr)
 			}
 			return v
 		}
-		rw := row{op: rec[0], size: int(num(1)), ranks: int(num(2)), goAvg: num(5), cAvg: num(8)}
+		rw := row{op: rec[col["op"]], size: int(num("size_bytes")), ranks: int(num("ranks")),
+			goAvg: num("go_avg_us"), cAvg: num("c_avg_us"), goRoot: num("go_root_us"), cRoot: num("c_root_us")}
 		rw.sized = rw.size > 0
+		if c, ok := col["go_root_us"]; ok && rec[c] != "" {
+			rw.rooted = true
+		}
 		if err != nil {
 			return nil, 0, err
 		}

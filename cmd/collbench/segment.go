@@ -23,7 +23,7 @@ const inSeg = myMy | gsync.SrcInSegment | gsync.DstInSegment
 
 func segmentEntries(b *bench) []entry {
 	es := []entry{
-		{name: segPrefix + "Broadcast", sized: true, goLoop: b.sBroadcast, cLoop: b.cBcast},
+		{name: segPrefix + "Broadcast", sized: true, rooted: true, goLoop: b.sBroadcast, cLoop: b.cBcast},
 		{name: segPrefix + "Exchange", sized: true, goLoop: b.sExchange, cLoop: b.cAlltoall},
 	}
 	for i := range es {

@@ -17,6 +17,10 @@ type row struct {
 	goAvg, goMin, goMax float64
 	cAvg, cMin, cMax    float64
 	allocs              float64 // Go heap allocations per iteration, worst rank
+	// rooted: a rooted collective's row, whose goRoot and cRoot are the
+	// root's (rank 0's) own latencies, Go and C
+	rooted        bool
+	goRoot, cRoot float64
 	// perNative, in an images-per-node ratio row only: the two rows' Go/C
 	// ratios divided, each row's gocoll figure taken against the native
 	// collective timed beside it (0 when either has no C figure)
@@ -29,6 +33,14 @@ func (r row) ratio() float64 {
 		return 0
 	}
 	return r.goAvg / r.cAvg
+}
+
+// rootRatio is the root's Go over its C (0 when C took no measurable time).
+func (r row) rootRatio() float64 {
+	if r.cRoot <= 0 {
+		return 0
+	}
+	return r.goRoot / r.cRoot
 }
 
 type headerInfo struct {
@@ -55,14 +67,19 @@ func newTable(out, csvOut io.Writer) *table {
 	return t
 }
 
+// csvHeader names the CSV columns. New columns go at the end, so that
+// readers of older files, which index columns, keep working; the root's
+// columns are empty in the rows of operations without a root.
 var csvHeader = []string{
 	"op", "size_bytes", "ranks", "iters", "warmup",
 	"go_avg_us", "go_min_us", "go_max_us", "c_avg_us", "c_min_us", "c_max_us",
 	"ratio_go_c", "go_allocs_per_op",
+	"go_root_us", "c_root_us",
 }
 
-// The operation column fits gocoll.T2.ReduceAllM.
-const rowFormat = "%-20s %9s %10s %10s %10s %10s %7s %9s\n"
+// The operation column fits gocoll.T2.ReduceAllM. The root's columns come
+// last, so that the columns before them stay where scripts find them.
+const rowFormat = "%-20s %9s %10s %10s %10s %10s %7s %9s %10s %9s\n"
 
 func (t *table) printf(format string, args ...any) {
 	if t.err == nil {
@@ -76,8 +93,9 @@ func (t *table) header(h headerInfo) {
 	t.printf("# iterations %d, warm-up %d (scaled down above %s, at least %d); latency in us;\n",
 		h.cfg.iters, h.cfg.warmup, formatSize(scaleAbove), min(h.cfg.iters, minIters))
 	t.printf("# best of %d repetitions (Go and C alternating) of warm-up, barrier, timed loop;\n", max(1, h.cfg.reps))
-	t.printf("# avg/min/max across ranks of each rank's average; Go/C = Go avg / C avg\n")
-	t.printf(rowFormat, "# Operation", "Size(B)", "Go avg", "Go min", "Go max", "C avg", "Go/C", "allocs/op")
+	t.printf("# avg/min/max across ranks of each rank's average; Go/C = Go avg / C avg;\n")
+	t.printf("# rooted collectives (root: rank 0): Go root = the root's Go, root Go/C = the root's Go / its C\n")
+	t.printf(rowFormat, "# Operation", "Size(B)", "Go avg", "Go min", "Go max", "C avg", "Go/C", "allocs/op", "Go root", "root Go/C")
 }
 
 func (t *table) note(s string) {
@@ -91,8 +109,12 @@ func (t *table) row(r row) error {
 	if r.sized {
 		size = strconv.Itoa(r.size)
 	}
+	goRoot, rootRatio := "-", "-"
+	if r.rooted {
+		goRoot, rootRatio = us(r.goRoot), strconv.FormatFloat(r.rootRatio(), 'f', 2, 64)
+	}
 	t.printf(rowFormat, r.op, size, us(r.goAvg), us(r.goMin), us(r.goMax), us(r.cAvg),
-		strconv.FormatFloat(r.ratio(), 'f', 2, 64), strconv.FormatFloat(r.allocs, 'f', 2, 64))
+		strconv.FormatFloat(r.ratio(), 'f', 2, 64), strconv.FormatFloat(r.allocs, 'f', 2, 64), goRoot, rootRatio)
 	t.csvRow(r)
 	return t.err
 }
@@ -103,10 +125,14 @@ func (t *table) csvRow(r row) {
 		return
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+	goRoot, cRoot := "", "" // no root: empty, not a latency of 0
+	if r.rooted {
+		goRoot, cRoot = f(r.goRoot), f(r.cRoot)
+	}
 	t.err = t.csv.Write([]string{
 		r.op, strconv.Itoa(r.size), strconv.Itoa(r.ranks), strconv.Itoa(r.iters), strconv.Itoa(r.warmup),
 		f(r.goAvg), f(r.goMin), f(r.goMax), f(r.cAvg), f(r.cMin), f(r.cMax),
-		f(r.ratio()), f(r.allocs),
+		f(r.ratio()), f(r.allocs), goRoot, cRoot,
 	})
 }
 

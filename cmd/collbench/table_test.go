@@ -18,6 +18,9 @@ func TestTable(t *testing.T) {
 		{op: "ReduceScatterBlock", size: 1 << 20, sized: true, ranks: 2, iters: 78, warmup: 7,
 			goAvg: 1234.5678, goMin: 1000, goMax: 1469.1356, cAvg: 1200, cMin: 1100, cMax: 1300, allocs: 1},
 		{op: "Bcast", size: 8, sized: true, ranks: 2, goAvg: 0.3}, // C side 0: ratio 0
+		// a slow root, hidden by the average: its own column and ratio
+		{op: "gocoll.Broadcast", size: 8, sized: true, ranks: 2, iters: 10, warmup: 1, goAvg: 95.5, goMin: 1, goMax: 190,
+			cAvg: 50, cMin: 1, cMax: 99, rooted: true, goRoot: 190, cRoot: 99},
 	}
 	for _, r := range rows {
 		if err := tb.row(r); err != nil {
@@ -29,27 +32,29 @@ func TestTable(t *testing.T) {
 	}
 	text := out.String()
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	if len(lines) != 6+1+3 {
+	if len(lines) != 7+1+4 {
 		t.Fatalf("table has %d lines:\n%s", len(lines), text)
 	}
 	for i, want := range []string{
 		"# gocoll collbench", "# Open MPI v4.1.4, np 2, MPI_THREAD_MULTIPLE, GOMAXPROCS 2",
 		"# iterations 10000, warm-up 1000 (scaled down above 8K, at least 10)",
 		"# best of 3 repetitions (Go and C alternating)", "# avg/min/max",
-		"# Operation            Size(B)     Go avg     Go min     Go max      C avg    Go/C allocs/op",
+		"# rooted collectives (root: rank 0): Go root = the root's Go, root Go/C = the root's Go / its C",
+		"# Operation            Size(B)     Go avg     Go min     Go max      C avg    Go/C allocs/op    Go root root Go/C",
 		"# PingPong skipped",
-		"Barrier                      -       0.20       0.19       0.21       0.18    1.11      0.00",
-		"ReduceScatterBlock     1048576    1234.57    1000.00    1469.14    1200.00    1.03      1.00",
-		"Bcast                        8       0.30       0.00       0.00       0.00    0.00      0.00",
+		"Barrier                      -       0.20       0.19       0.21       0.18    1.11      0.00          -         -",
+		"ReduceScatterBlock     1048576    1234.57    1000.00    1469.14    1200.00    1.03      1.00          -         -",
+		"Bcast                        8       0.30       0.00       0.00       0.00    0.00      0.00          -         -",
+		"gocoll.Broadcast             8      95.50       1.00     190.00      50.00    1.91      0.00     190.00      1.92",
 	} {
 		if !strings.HasPrefix(lines[i], want) {
 			t.Errorf("line %d = %q, want prefix %q", i, lines[i], want)
 		}
 	}
 	// Columns line up: every data row is as long as the column header.
-	for _, l := range lines[7:] {
-		if len(l) != len(lines[5]) {
-			t.Errorf("row %q: length %d, header %d", l, len(l), len(lines[5]))
+	for _, l := range lines[8:] {
+		if len(l) != len(lines[6]) {
+			t.Errorf("row %q: length %d, header %d", l, len(l), len(lines[6]))
 		}
 	}
 
@@ -57,12 +62,17 @@ func TestTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 4 || strings.Join(recs[0], ",") != strings.Join(csvHeader, ",") {
+	if len(recs) != 5 || strings.Join(recs[0], ",") != strings.Join(csvHeader, ",") {
 		t.Fatalf("csv: %v", recs)
 	}
-	want := "ReduceScatterBlock,1048576,2,78,7,1234.57,1000,1469.14,1200,1100,1300,1.02881,1"
-	if got := strings.Join(recs[2], ","); got != want {
-		t.Errorf("csv row = %s, want %s", got, want)
+	// The root's columns come last, empty where there is no root.
+	for i, want := range []string{
+		2: "ReduceScatterBlock,1048576,2,78,7,1234.57,1000,1469.14,1200,1100,1300,1.02881,1,,",
+		4: "gocoll.Broadcast,8,2,10,1,95.5,1,190,50,1,99,1.91,0,190,99",
+	} {
+		if got := strings.Join(recs[i], ","); want != "" && got != want {
+			t.Errorf("csv row %d = %s, want %s", i, got, want)
+		}
 	}
 	if recs[1][1] != "0" {
 		t.Errorf("size-less row size = %q, want 0", recs[1][1])
@@ -119,7 +129,7 @@ func TestImagesTable(t *testing.T) {
 	for i, want := range []string{
 		"# gocoll.T2.* rows: T = np = 2 images on ONE process (rank 0",
 		"# other ranks sleep: Go avg/min/max are rank 0's alone; C is native MPI over 2 ranks",
-		"gocoll.T2.ReduceAllM   1048576    1234.50       0.00       0.00    1000.00    1.23      0.00",
+		"gocoll.T2.ReduceAllM   1048576    1234.50       0.00       0.00    1000.00    1.23      0.00          -         -",
 		"#",
 		"# images per node, T = np = 2:",
 		"# one image on each of 2 processes; ratio",
@@ -149,7 +159,7 @@ func TestImagesTable(t *testing.T) {
 	if len(recs) != 1+1+2 {
 		t.Fatalf("csv: %v", recs)
 	}
-	want := "gocoll.T2.Broadcast/gocoll.Broadcast,8,2,10,1,1,1,1,2,1,3,0.5,0.5"
+	want := "gocoll.T2.Broadcast/gocoll.Broadcast,8,2,10,1,1,1,1,2,1,3,0.5,0.5,,"
 	if got := strings.Join(recs[2], ","); got != want {
 		t.Errorf("csv ratio row = %s, want %s", got, want)
 	}
@@ -159,6 +169,6 @@ func TestImagesTable(t *testing.T) {
 func rowFormatHeader() string {
 	var out bytes.Buffer
 	tb := newTable(&out, nil)
-	tb.printf(rowFormat, "# Operation", "Size(B)", "Go avg", "Go min", "Go max", "C avg", "Go/C", "allocs/op")
+	tb.printf(rowFormat, "# Operation", "Size(B)", "Go avg", "Go min", "Go max", "C avg", "Go/C", "allocs/op", "Go root", "root Go/C")
 	return strings.TrimSuffix(out.String(), "\n")
 }
