@@ -69,11 +69,9 @@ type Options struct {
 	StallTimeout time.Duration
 }
 
-// DefaultOneSidedMin is Options.OneSidedMin when 0: just above the MPI
-// conduit's eager ring messages (8 KiB), where collbench's
-// gocoll.Seg.Broadcast overtakes gocoll.Broadcast (np 2, one host: 0.23
-// against 0.24 us at 2 KiB as messages; one-sided 1.12 against 0.42 at 8
-// KiB, 1.46 against 5.39 at 32 KiB; see BENCHMARKS.md).
+// DefaultOneSidedMin is Options.OneSidedMin when 0: just above 8 KiB,
+// where collbench's gocoll.Seg.Broadcast overtakes gocoll.Broadcast at
+// np 2 on one host (BENCHMARKS.md).
 const DefaultOneSidedMin = 8<<10 + 1
 
 // GatherAllAlgo names a gather_all algorithm.

@@ -44,10 +44,13 @@ type Params struct {
 // command, collbench --model): the model's choices with them are gocoll's
 // defaults. L comes out 0 there: a shared-memory ping-pong's intercept
 // (0.16 us) is below two of the stream's per-message times (0.10 us each),
-// so the wire adds nothing the overheads do not already hold. S is where
-// gocoll's transfers between processes of one node leave the
-// shared-memory rings for MPI's rendezvous (mpiconduit.ShmMax); Fold is
-// reducefn's float64 sum of 1 MiB (BenchmarkSumFloat64).
+// so the wire adds nothing the overheads do not already hold. S and R are
+// MPI's rendezvous in collbench's PingPong rows; they also price what a
+// gocoll message of more than 8 KiB costs more on the shared-memory rings
+// (a header message of its own, the copies through the data ring): with
+// them the model picks ReduceAll's recursive doubling up to about 128 KiB
+// at np 2, which measures fastest there. Fold is reducefn's float64 sum of
+// 1 MiB (BenchmarkSumFloat64).
 var Default = Params{L: 0, O: 0.104, Gap: 0.104, G: 0.000056, Fold: 0.000026, S: 8 << 10, R: 1.7}
 
 // IsZero reports whether p is the zero Params (unset: Default applies).

@@ -218,7 +218,8 @@ func TestRingBytes(t *testing.T) {
 	for _, c := range []struct {
 		n    int
 		want uint64
-	}{{1, 64 << 10}, {16, 64 << 10}, {17, 32 << 10}, {32, 32 << 10}, {64, 16 << 10}, {1000, 16 << 10}} {
+	}{{1, 256 << 10}, {4, 256 << 10}, {5, 128 << 10}, {8, 128 << 10}, {9, 64 << 10}, {16, 64 << 10}, {17, 32 << 10},
+		{32, 32 << 10}, {64, 16 << 10}, {1000, 16 << 10}} {
 		require.Equal(t, c.want, ringBytes(c.n), "%d processes", c.n)
 		require.Zero(t, ringBytes(c.n)&(ringBytes(c.n)-1), "a power of two (ringAt masks offsets)")
 		require.GreaterOrEqual(t, ringBytes(c.n), 2*dataBytes(int(ringBytes(c.n)/8)), "two of the largest payloads fit")

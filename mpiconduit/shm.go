@@ -49,16 +49,19 @@ import (
 
 const (
 	// ShmMax is the largest transfer through shared memory, an eighth of a
-	// data ring (less on nodes crowded enough to shrink the rings); larger
+	// data ring (less on nodes large enough to shrink the rings); larger
 	// ones use MPI, which moves large messages within a node with a single
-	// copy. Two copies through a ring beat that up to about 8 KiB here.
+	// copy by the receiver. Two copies through a ring beat that at 32 KiB
+	// whether the two processes' processors share a core or not; at 128 KiB
+	// they win by three times when they do and lose by half when they do
+	// not (BENCHMARKS.md), and a machine can be either from run to run.
 	ShmMax = maxRing / 8
 
 	ringHeader = 64 // the tails, a line of their own
 	// Bytes of each data ring: maxRing, less on crowded nodes so that a
 	// process's data rings stay near shmPerProcess, never under minRing.
 	// The ring of lines adds a quarter: a line per message in flight.
-	maxRing       = 64 << 10
+	maxRing       = 256 << 10
 	minRing       = 16 << 10
 	shmPerProcess = 1 << 20
 
