@@ -306,16 +306,23 @@ func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst []byte, src
 	// own may be the caller's source as it lies: reading it then touches
 	// the caller's data areas, which OUT_MYSYNC waits for.
 	ownClient := fill == nil
+	// On dstImg's node with a dense single row the last step writes dst
+	// itself; a ready-made function (which may write its result over its
+	// right operand) gets the last child's partial in dst too and folds in
+	// place, reading two vectors instead of three.
+	direct := g.me == qDst && pos.parent < 0 && sh.dense && sh.rows == 1 && len(pos.children) > 0
 	kids := make([]partials, len(pos.children))
 	for i, c := range pos.children {
 		kids[i] = sh.new(g)
-		r0.recvs = append(r0.recvs, xfer{g.node(g.abs(root, c.lo)), 0, kids[i].buf, false})
+		into := direct && rd.own && i == len(kids)-1
+		if into {
+			kids[i] = sh.over(dst[:rd.es])
+		}
+		r0.recvs = append(r0.recvs, xfer{g.node(g.abs(root, c.lo)), 0, kids[i].buf, into})
 	}
-	// acc is own combined with each child in turn, each step in a new buffer;
-	// on dstImg's node with a dense single row the last step writes dst itself.
+	// acc is own combined with each child in turn, each step in a new buffer.
 	acc := own
 	var r1 round
-	direct := g.me == qDst && pos.parent < 0 && sh.dense && sh.rows == 1 && len(kids) > 0
 	for i := range kids {
 		last := direct && i == len(kids)-1
 		in, kid, out := acc, kids[i], sh.new(g)
@@ -436,12 +443,18 @@ func recursiveDoublingSched(g geom, rd reducer, d dist, dst []byte, src [][]byte
 	for k := 0; 1<<k < P2; k++ {
 		pn := nr ^ 1<<k
 		in, out, mine := sh.new(g), sh.new(g), acc
+		into := false
 		if 1<<(k+1) == P2 && me >= 2*rem && sh.dense && sh.rows == 1 {
 			out = sh.over(dst[:rd.es]) // the last step writes the result in place
+			// and a ready-made function folds the partner's partial, on
+			// the right, in place there (see reduceSched)
+			if into = rd.own && pn > nr; into {
+				in = out
+			}
 		}
 		client := k == 0 && me >= 2*rem && ownClient // mine is the caller's source
 		cur.sends = append(cur.sends, xfer{g.node(orig(pn)), 2 + k, mine.buf, client})
-		cur.recvs = append(cur.recvs, xfer{g.node(orig(pn)), 2 + k, in.buf, false})
+		cur.recvs = append(cur.recvs, xfer{g.node(orig(pn)), 2 + k, in.buf, into})
 		rs = append(rs, cur)
 		if pn < nr {
 			cur = round{copies: []copyOp{compute(client, false, func() { rd.combineInto(out, in, mine) })}}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 	"unsafe"
@@ -16,6 +17,7 @@ import (
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/coll/colltest"
 	"github.com/gocoll/gocoll/images"
+	"github.com/gocoll/gocoll/loggp"
 	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -456,5 +458,82 @@ func TestFloatDeterminism(t *testing.T) {
 				t.Fatalf("es=%d run %d differs from run 0", es, run)
 			}
 		}
+	}
+}
+
+// TestReduceIntoReceived: a Reduce or ReduceAll with a ready-made function
+// folds a received partial in place in the destination; the results are
+// bitwise those of the same kernels run as user code (which never fold in
+// place), for every root, with one and several images per node, in every
+// output mode, vectors of floats (sums round) and of pairs, whole and
+// split.
+func TestReduceIntoReceived(t *testing.T) {
+	own := []reducefn.Entry{reducefn.Sum[float64](), reducefn.Min[float64](), reducefn.MinLoc[float64](), reducefn.Sum[int32]()}
+	fns := slices.Clone(own)
+	for _, e := range own {
+		fn := e.Fn // the same kernel, but not Own: no fold in place
+		fns = append(fns, reducefn.Entry{Fn: func(r, l, rt []byte, es int, f reducefn.Flags, a int) { fn(r, l, rt, es, f, a) }, Flags: e.Flags, Scalar: e.Scalar})
+	}
+	const lanes = 1000
+	split := coll.Options{Model: loggp.Params{O: 0.1, Gap: 0.1, G: 0.0001, Fold: 1}} // every ReduceAll splits
+	for i, per := range [][]int{{1, 1}, {1, 1, 1}, {2, 1, 3}, {1, 1, 1, 1, 1}, {1, 1}, {2, 1, 3}} {
+		opts := coll.Options{}
+		if i >= 4 {
+			opts = split
+		}
+		t.Run(fmt.Sprint(per, i >= 4), func(t *testing.T) {
+			err := colltest.RunImages(per, colltest.Options{MaxDelay: 10 * time.Microsecond, Seed: 7}, opts, fns, time.Minute,
+				func(im *coll.Image, _ *colltest.Node) error {
+					all := im.TeamAll()
+					me, P := all.Rank(im.ImageNum()), all.Size()
+					for k := range own {
+						es := lanes * own[k].Scalar
+						src := make([]byte, es)
+						r := rand.New(rand.NewPCG(uint64(me), uint64(k)))
+						for i := range src {
+							src[i] = byte(r.IntN(256))
+						}
+						if k == 2 { // MinLoc pairs: a Val and a Loc
+							v := unsafe.Slice((*reducefn.ValLoc[float64])(unsafe.Pointer(&src[0])), lanes)
+							for i := range v {
+								v[i] = reducefn.ValLoc[float64]{Val: float64(r.IntN(5)), Loc: int64(me)}
+							}
+						} else if k != 3 {
+							v := unsafe.Slice((*float64)(unsafe.Pointer(&src[0])), lanes)
+							for i := range v {
+								v[i] = r.NormFloat64() * math.Pow(10, float64(r.IntN(12)-6))
+							}
+						}
+						for root := -1; root < P; root++ { // -1: ReduceAll
+							for _, out := range []gsync.Flags{gsync.OutNoSync, gsync.OutMySync, gsync.OutAllSync} {
+								f := gsync.InMySync | out | gsync.AllThreads | gsync.Single
+								var got [2][]byte
+								for j, fn := range []int{k, len(own) + k} {
+									got[j] = make([]byte, es)
+									var err error
+									if root < 0 {
+										err = im.ReduceAll(all, got[j], src, coll.Cyclic, es, P, fn, 0, f)
+									} else {
+										err = im.Reduce(all, root, got[j], src, coll.Cyclic, es, P, fn, 0, f)
+									}
+									if err != nil {
+										return err
+									}
+									if err := im.Barrier(all); err != nil {
+										return err
+									}
+								}
+								if (me == root || root < 0) && !bytes.Equal(got[0], got[1]) {
+									return fmt.Errorf("function %d, root %d, %v: the ready-made entry's result differs from the same kernel's as user code", k, root, out)
+								}
+							}
+						}
+					}
+					return nil
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

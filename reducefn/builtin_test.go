@@ -699,3 +699,24 @@ func TestOwn(t *testing.T) {
 	require.False(t, reducefn.Entry{}.Own())
 	require.False(t, reducefn.Entry{Fn: reducefn.Sum[int64]().Fn}.Own(), "a copy of the function alone")
 }
+
+// A ready-made entry's reduction step may write its result over its right
+// operand (Entry.Own): the bits are those of a separate result, NaNs,
+// infinities and signed zeros included, for short and long vectors.
+func TestFoldIntoRight(t *testing.T) {
+	specials := []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), 0, 1e-308, -3.5}
+	for _, e := range []reducefn.Entry{reducefn.Sum[float64](), reducefn.Min[float64](), reducefn.Prod[float64]()} {
+		for _, n := range []int{1, 15, 16, 1000} {
+			left, right := make([]float64, n), make([]float64, n)
+			for i := range left {
+				left[i], right[i] = specials[i%len(specials)], specials[(i*3+1)%len(specials)]*float64(i+1)
+			}
+			want := make([]float64, n)
+			e.Fn(reducefn.Bytes(want), reducefn.Bytes(left), reducefn.Bytes(right), 8*n, e.Flags, 0)
+			e.Fn(reducefn.Bytes(right), reducefn.Bytes(left), reducefn.Bytes(right), 8*n, e.Flags, 0)
+			for i := range want {
+				require.Equal(t, math.Float64bits(want[i]), math.Float64bits(right[i]), "lane %d of %d", i, n)
+			}
+		}
+	}
+}

@@ -59,7 +59,10 @@ type Entry struct {
 // panic on the arguments gocoll gives it, so gocoll runs it without the
 // guard it puts around user code (a count of goroutines inside user code
 // that every gocoll call reads, whose cache line would otherwise move
-// between the cores of a node's images on every reduction).
+// between the cores of a node's images on every reduction). It also
+// combines lane by lane, so that in a reduction step (one left and one
+// right element) results may be right itself: gocoll then folds into a
+// received partial in place.
 func (e Entry) Own() bool {
 	return e.own != 0 && e.Fn != nil && reflect.ValueOf(e.Fn).Pointer() == e.own
 }
