@@ -229,11 +229,6 @@ func fusionKey(k planKey) planKey {
 	return k
 }
 
-// subShift splits an aggregate's transfer indices: the part above names
-// the schedule (entry barrier, groups, exit barrier), the part below its
-// transfer.
-const subShift = 24
-
 // buildAggregate is the aggregate operation of calls (in initiation order).
 func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 	var in, out gsync.Flags = gsync.InNoSync, gsync.OutNoSync
@@ -270,20 +265,25 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 	base := calls[0].tagBase
 	if in == gsync.InAllSync {
 		a.entry = newRawOp(n, tn, planKey{kind: kBarrier}, barrierRounds(g, subEntry), gsync.OutMySync, nil, base)
+		a.subs = append(a.subs, a.entry)
 	}
 	gout := min(out, gsync.OutMySync) // OUT_ALLSYNC is the exit barrier's
 	for _, gr := range groups {
 		a.groups = append(a.groups, newRawOp(n, tn, gr.key, fuse(gr.g, gr.rounds), gout, gr.g.sc, calls[gr.first].tagBase))
 		a.firsts = append(a.firsts, gr.first)
 	}
+	a.subs = append(a.subs, a.groups...)
 	if out == gsync.OutAllSync {
 		if rs := barrierRounds(g, subExit); len(rs) > 0 {
 			a.exit = newRawOp(n, tn, planKey{kind: kBarrier}, rs, gsync.OutMySync, nil, base)
+			a.subs = append(a.subs, a.exit)
 		}
 	}
-	a.subs = append(a.subs, a.entry)
-	a.subs = append(a.subs, a.groups...)
-	a.subs = append(a.subs, a.exit)
+	items := uint32(0)
+	for _, o := range a.subs {
+		a.offs = append(a.offs, items)
+		items += uint32(len(o.items))
+	}
 	return a
 }
 
@@ -413,12 +413,14 @@ func newRawOp(n *node, tn *teamNode, key planKey, rounds []round, out gsync.Flag
 
 // aggOp is an aggregate as the engine runs it: an entry barrier, the fused
 // groups side by side, an exit barrier; each a schedule whose transfers
-// are told apart by the top bits of their index (subShift).
+// are numbered on from the last one's (offs), so that a transfer's index
+// names its schedule.
 type aggOp struct {
 	tn          *teamNode
 	entry, exit *schedOp // nil when no member asks for them
 	groups      []*schedOp
-	subs        []*schedOp // entry, groups, exit: the index's top bits
+	subs        []*schedOp // entry, groups, exit (those there are)
+	offs        []uint32   // by sub: the index of its first transfer
 	finished    bool       // counted off the team's unfinished operations
 	// for reuse (aggregate.keep): the members it was built for, each
 	// group's first member (whose tag base the group runs with), and
@@ -433,10 +435,8 @@ type aggOp struct {
 // the same calls with the tag bases bases.
 func (a *aggOp) rerun(bases []int) {
 	for _, o := range a.subs {
-		if o != nil {
-			o.reset()
-			o.tagBase = bases[0] // the barriers'
-		}
+		o.reset()
+		o.tagBase = bases[0] // the barriers'
 	}
 	for i, o := range a.groups {
 		o.tagBase = bases[a.firsts[i]]
@@ -453,10 +453,8 @@ func (a *aggOp) release() {
 // Bind implements sync.Op.
 func (a *aggOp) Bind(slot uint32) {
 	for i, o := range a.subs {
-		if o != nil {
-			o.bindAs(slot, o.tagBase)
-			o.idxBase = uint32(i) << subShift
-		}
+		o.bindAs(slot, o.tagBase)
+		o.idxBase = a.offs[i]
 	}
 	a.finished = false
 	a.tn.count(1)
@@ -467,7 +465,17 @@ func (a *aggOp) Complete(idx uint32) {
 	if idx&ignoreIdx != 0 { // an earlier operation's (segment.go)
 		return
 	}
-	a.subs[idx>>subShift].Complete(idx & (1<<subShift - 1))
+	marks := idx & (hdrIdx | auxIdx)
+	i := idx &^ marks
+	lo, hi := 0, len(a.offs) // the last sub whose first index is at most i
+	for hi-lo > 1 {
+		if m := (lo + hi) / 2; a.offs[m] <= i {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	a.subs[lo].Complete(marks | (i - a.offs[lo]))
 	a.noteFinished()
 }
 
@@ -510,7 +518,7 @@ func (a *aggOp) Syncable() bool {
 // Finished implements sync.Op.
 func (a *aggOp) Finished() bool {
 	for _, o := range a.subs {
-		if o != nil && !o.Finished() {
+		if !o.Finished() {
 			return false
 		}
 	}
@@ -530,9 +538,7 @@ func (a *aggOp) noteFinished() {
 func (a *aggOp) Retire() {
 	done := a.Finished()
 	for _, o := range a.subs {
-		if o != nil {
-			o.Retire()
-		}
+		o.Retire()
 	}
 	if !a.finished {
 		a.finished = true
@@ -546,7 +552,7 @@ func (a *aggOp) Retire() {
 // AgentSafe implements sync.AgentSafe.
 func (a *aggOp) AgentSafe() bool {
 	for _, o := range a.subs {
-		if o != nil && !o.AgentSafe() {
+		if !o.AgentSafe() {
 			return false
 		}
 	}

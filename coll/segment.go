@@ -59,8 +59,8 @@ const (
 // Token indices of control messages: auxIdx plus the transfer's index in
 // segState.xs; done messages (nobody waits for them) have ignoreIdx too.
 const (
-	auxIdx    = 1 << 22
-	ignoreIdx = 1 << 23
+	auxIdx    = 1 << 30
+	ignoreIdx = 1 << 31
 )
 
 // segState is a schedule's one-sided path.

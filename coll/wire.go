@@ -37,8 +37,10 @@ const (
 	hdrSize   = 16
 	inlineMax = 4 << 10
 	// hdrIdx marks, in a token's index, the header message of a large
-	// transfer (below auxIdx: the one-sided path's; see segment.go).
-	hdrIdx = 1 << 21
+	// transfer (below auxIdx: the one-sided path's; see segment.go). The
+	// marks are the index's top bits: below them, an aggregate numbers the
+	// transfers of its schedules one after another (aggregate.go).
+	hdrIdx = 1 << 29
 )
 
 // wireX is a transfer's header state.
