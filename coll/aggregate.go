@@ -20,17 +20,18 @@ import (
 //
 // Coalescing: members whose schedules have the same skeleton (the same
 // transfers between the same nodes in the same rounds: the same kind and
-// root, and for the reductions the same array, function and layouts; sizes
-// of the data-movement collectives aside) are fused into one schedule run
-// in lockstep: in each round, their messages to one peer with one sub-tag
-// travel as one message (packed into an internal buffer, unpacked by
-// copies at the start of the next round) up to fuseMax bytes, their copies
-// and computations run together. Both ends of every message fuse the same members, since
-// every node sees the same aggregate, so each knows the size and layout of
-// the fused message. Members of different skeletons form groups that run
-// side by side, each fused. IN_ALLSYNC and OUT_ALLSYNC cost one barrier
-// each per aggregate: the entry barrier runs before any group starts when
-// a member asks for IN_ALLSYNC, the exit barrier once every group finished
+// root, for the data-movement collectives the same algorithm for their
+// size, sizes aside; for the reductions the same array, function and
+// layouts) are fused into one schedule run in lockstep: in each round,
+// their messages to one peer with one sub-tag travel as one message
+// (packed into an internal buffer, unpacked by copies at the start of the
+// next round) up to fuseMax bytes, their copies and computations run
+// together. Both ends of every message fuse the same members, since every
+// node sees the same aggregate, so each knows the size and layout of the
+// fused message. Members of different skeletons form groups that run side
+// by side, each fused. IN_ALLSYNC and OUT_ALLSYNC cost one barrier each
+// per aggregate: the entry barrier runs before any group starts when a
+// member asks for IN_ALLSYNC, the exit barrier once every group finished
 // when a member asks for OUT_ALLSYNC; the aggregate syncs in its strongest
 // output mode.
 //
@@ -229,31 +230,44 @@ func fusionKey(k planKey) planKey {
 	return k
 }
 
+// groupKey names the group a member runs in: the fusionKey of its
+// arguments, and the algorithm chosen for its size (the same skeleton at
+// every node).
+type groupKey struct {
+	k    planKey
+	algo int
+}
+
+// groupOf is the groupKey of key k on P nodes.
+func (n *node) groupOf(k *planKey, P int) groupKey {
+	gk := groupKey{k: fusionKey(*k)}
+	if k.kind < kReduce {
+		gk.algo = n.sizeChoice(k, P)
+	}
+	return gk
+}
+
 // buildAggregate is the aggregate operation of calls (in initiation order).
 func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 	var in, out gsync.Flags = gsync.InNoSync, gsync.OutNoSync
 	type group struct {
-		key    planKey
 		rounds [][]round
 		g      geom
 		first  int // its first member
 	}
 	var groups []*group
+	byKey := map[groupKey]*group{}
+	P := tn.team.Nodes()
 	for i := range calls {
 		ac := &calls[i]
 		c := ac.call()
 		f := ac.key.f
 		in, out = max(in, f.In()), max(out, f.Out()) // the flags grow stronger bit by bit
-		fk := fusionKey(ac.key)
-		var gr *group
-		for _, x := range groups {
-			if x.key == fk {
-				gr = x
-				break
-			}
-		}
+		gk := n.groupOf(&ac.key, P)
+		gr := byKey[gk]
 		if gr == nil {
-			gr = &group{key: fk, g: n.geom(tn, 0), first: i}
+			gr = &group{g: n.geom(tn, 0), first: i}
+			byKey[gk] = gr
 			groups = append(groups, gr)
 		}
 		g := gr.g
@@ -269,7 +283,7 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 	}
 	gout := min(out, gsync.OutMySync) // OUT_ALLSYNC is the exit barrier's
 	for _, gr := range groups {
-		a.groups = append(a.groups, newRawOp(n, tn, gr.key, fuse(gr.g, gr.rounds), gout, gr.g.sc, calls[gr.first].tagBase))
+		a.groups = append(a.groups, newRawOp(n, tn, fusionKey(calls[gr.first].key), fuse(gr.g, gr.rounds), gout, gr.g.sc, calls[gr.first].tagBase))
 		a.firsts = append(a.firsts, gr.first)
 	}
 	a.subs = append(a.subs, a.groups...)
