@@ -26,14 +26,18 @@ import (
 // their messages to one peer with one sub-tag travel as one message
 // (packed into an internal buffer, unpacked by copies at the start of the
 // next round) up to fuseMax bytes, their copies and computations run
-// together. Both ends of every message fuse the same members, since every
-// node sees the same aggregate, so each knows the size and layout of the
-// fused message. Members of different skeletons form groups that run side
-// by side, each fused. IN_ALLSYNC and OUT_ALLSYNC cost one barrier each
-// per aggregate: the entry barrier runs before any group starts when a
-// member asks for IN_ALLSYNC, the exit barrier once every group finished
-// when a member asks for OUT_ALLSYNC; the aggregate syncs in its strongest
-// output mode.
+// together. Beyond fuseMax each member's message travels on its own,
+// with its member's tag (the member's sequence number), as it would
+// without the flag: one message per tag, so a large one goes with its
+// header message straight into place (wire.go). Both ends of every
+// message fuse the same members, since every node sees the same
+// aggregate, so each knows the size and layout of the fused message.
+// Members of different skeletons form groups that run side by side, all
+// their transfers in flight together. IN_ALLSYNC and OUT_ALLSYNC cost one
+// barrier each per aggregate: the entry barrier runs before any group
+// starts when a member asks for IN_ALLSYNC, the exit barrier once every
+// group finished when a member asks for OUT_ALLSYNC; the aggregate syncs
+// in its strongest output mode.
 //
 // On a team that lives on one node there is nothing to coalesce: members
 // run at once, as without the flag (and their errors are returned by their
@@ -47,7 +51,8 @@ import (
 // collectives on other teams back: each team has its own.
 
 // maxAggregate bounds the members of an aggregate, so that every member's
-// sequence number stays unique among the team's live operations.
+// sequence number, whose tag its unfused messages use, stays unique among
+// the team's live operations.
 const maxAggregate = 1024
 
 // aggWays is how many aggregate operations a team keeps for reuse: an
@@ -251,9 +256,9 @@ func (n *node) groupOf(k *planKey, P int) groupKey {
 func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 	var in, out gsync.Flags = gsync.InNoSync, gsync.OutNoSync
 	type group struct {
-		rounds [][]round
-		g      geom
-		first  int // its first member
+		rounds  [][]round
+		members []int
+		g       geom
 	}
 	var groups []*group
 	byKey := map[groupKey]*group{}
@@ -266,15 +271,19 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 		gk := n.groupOf(&ac.key, P)
 		gr := byKey[gk]
 		if gr == nil {
-			gr = &group{g: n.geom(tn, 0), first: i}
+			gr = &group{g: n.geom(tn, 0)}
 			byKey[gk] = gr
 			groups = append(groups, gr)
 		}
 		g := gr.g
 		g.n = ac.key.n
 		gr.rounds = append(gr.rounds, n.build(g, &c))
+		gr.members = append(gr.members, i)
 	}
-	a := &aggOp{tn: tn, members: calls}
+	a := &aggOp{tn: tn, members: calls, bases: make([]int, len(calls))}
+	for i := range calls {
+		a.bases[i] = calls[i].tagBase
+	}
 	g := n.geom(tn, 0)
 	base := calls[0].tagBase
 	if in == gsync.InAllSync {
@@ -283,8 +292,11 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 	}
 	gout := min(out, gsync.OutMySync) // OUT_ALLSYNC is the exit barrier's
 	for _, gr := range groups {
-		a.groups = append(a.groups, newRawOp(n, tn, fusionKey(calls[gr.first].key), fuse(gr.g, gr.rounds), gout, gr.g.sc, calls[gr.first].tagBase))
-		a.firsts = append(a.firsts, gr.first)
+		first := gr.members[0]
+		o := newRawOp(n, tn, fusionKey(calls[first].key), fuse(gr.g, gr.rounds, gr.members), gout, gr.g.sc, calls[first].tagBase)
+		o.mbases = a.bases
+		a.groups = append(a.groups, o)
+		a.firsts = append(a.firsts, first)
 	}
 	a.subs = append(a.subs, a.groups...)
 	if out == gsync.OutAllSync {
@@ -304,9 +316,10 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 // fuse merges the rounds of members with one skeleton (see above) into
 // one schedule: round by round, the members' copies, then the packing of
 // fused sends, the sends, the late copies; fused receives land in an
-// internal buffer unpacked at the start of the next round. A transfer that
-// only one member has (or a single member) is left as it is.
-func fuse(g geom, members [][]round) []round {
+// internal buffer unpacked at the start of the next round. idx are the
+// members' indices in the aggregate: a transfer that does not fuse
+// travels on its member's tag.
+func fuse(g geom, members [][]round, idx []int) []round {
 	if len(members) == 1 {
 		return members[0]
 	}
@@ -319,8 +332,8 @@ func fuse(g geom, members [][]round) []round {
 	for r := range R {
 		o := &out[r]
 		var sends, recvs []xkey
-		bySend, byRecv := map[xkey][]xfer{}, map[xkey][]xfer{}
-		for _, rs := range members {
+		bySend, byRecv := map[xkey][]memberXfer{}, map[xkey][]memberXfer{}
+		for j, rs := range members {
 			if r >= len(rs) {
 				continue
 			}
@@ -335,14 +348,14 @@ func fuse(g geom, members [][]round) []round {
 				if bySend[k] == nil {
 					sends = append(sends, k)
 				}
-				bySend[k] = append(bySend[k], x)
+				bySend[k] = append(bySend[k], memberXfer{idx[j], x})
 			}
 			for _, x := range rs[r].recvs {
 				k := xkey{x.peer, x.sub}
 				if byRecv[k] == nil {
 					recvs = append(recvs, k)
 				}
-				byRecv[k] = append(byRecv[k], x)
+				byRecv[k] = append(byRecv[k], memberXfer{idx[j], x})
 			}
 		}
 		for _, k := range sends {
@@ -371,18 +384,33 @@ func fuse(g geom, members [][]round) []round {
 	return out
 }
 
+// memberXfer is a member's transfer, with the member's index in the
+// aggregate.
+type memberXfer struct {
+	m int
+	x xfer
+}
+
 // fused is the members' transfers xs (one peer, one sub-tag) as one
 // message through an internal buffer, with the copies that fill it from
-// theirs (a send) or empty it into theirs (a receive); or xs as they are
-// when they do not fuse.
-func fused(g geom, xs []xfer, recv bool) ([]xfer, []copyOp) {
+// theirs (a send) or empty it into theirs (a receive); or, when they do
+// not fuse, each as its member's own message: on its member's tag
+// (wireBase), so that it is the only message of its tag, as it would be
+// without the flag.
+func fused(g geom, xs []memberXfer, recv bool) ([]xfer, []copyOp) {
 	if !fusible(xs) {
-		return xs, nil
+		own := make([]xfer, len(xs))
+		for i, mx := range xs {
+			own[i] = mx.x
+			own[i].sub |= (mx.m + 1) << subBits
+		}
+		return own, nil
 	}
 	buf := g.buf(xferBytes(xs))
 	copies := make([]copyOp, 0, len(xs))
 	off := 0
-	for _, x := range xs {
+	for _, mx := range xs {
+		x := mx.x
 		part := buf[off : off+len(x.buf)]
 		if recv {
 			copies = append(copies, copyOp{dst: x.buf, src: part, client: x.client, toClient: x.client})
@@ -391,24 +419,23 @@ func fused(g geom, xs []xfer, recv bool) ([]xfer, []copyOp) {
 		}
 		off += len(x.buf)
 	}
-	return []xfer{{peer: xs[0].peer, sub: xs[0].sub, buf: buf}}, copies
+	return []xfer{{peer: xs[0].x.peer, sub: xs[0].x.sub, buf: buf}}, copies
 }
 
 // fuseMax bounds a fused message: beyond it, messages are bandwidth bound
 // and packing them would cost a copy each way for nothing, so the members'
-// messages go one by one (in member order at both ends, which MPI's
-// ordering of messages with one tag matches).
+// messages go one by one, each on its member's tag.
 const fuseMax = 16 << 10
 
 // fusible reports whether the members' transfers xs (one peer, one
 // sub-tag) travel as one message; both ends decide alike, since the sizes
 // of a message agree at its ends.
-func fusible(xs []xfer) bool { return len(xs) > 1 && xferBytes(xs) <= fuseMax }
+func fusible(xs []memberXfer) bool { return len(xs) > 1 && xferBytes(xs) <= fuseMax }
 
-func xferBytes(xs []xfer) int {
+func xferBytes(xs []memberXfer) int {
 	n := 0
 	for _, x := range xs {
-		n += len(x.buf)
+		n += len(x.x.buf)
 	}
 	return n
 }
@@ -435,6 +462,7 @@ type aggOp struct {
 	groups      []*schedOp
 	subs        []*schedOp // entry, groups, exit (those there are)
 	offs        []uint32   // by sub: the index of its first transfer
+	bases       []int      // the members' tag bases (schedOp.wireBase)
 	finished    bool       // counted off the team's unfinished operations
 	// for reuse (aggregate.keep): the members it was built for, each
 	// group's first member (whose tag base the group runs with), and
@@ -448,6 +476,7 @@ type aggOp struct {
 // rerun prepares a cached aggregate to run again, for members that are
 // the same calls with the tag bases bases.
 func (a *aggOp) rerun(bases []int) {
+	copy(a.bases, bases)
 	for _, o := range a.subs {
 		o.reset()
 		o.tagBase = bases[0] // the barriers'

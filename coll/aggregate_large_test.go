@@ -3,6 +3,7 @@ package coll_test
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -10,8 +11,35 @@ import (
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/coll/colltest"
 	"github.com/gocoll/gocoll/loggp"
+	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
+
+// Aggregates of large members: members above the fusion limit travel as
+// their own messages, with the same data as without the flag
+// (aggregate.go).
+
+// TestAggregatesLarge is TestAggregatesInProcess with blocks around and
+// above the sizes where aggregation changes how members travel: small
+// blocks packed into one message, blocks whose packed messages would pass
+// the fusion limit.
+func TestAggregatesLarge(t *testing.T) {
+	sizes := []int{1, 200, 2100, 4096, 4097, 9000, 20000}
+	for i, per := range [][]int{{1, 1}, {1, 1, 1}, {2, 1, 3}, {1, 1, 1, 1, 1}} {
+		t.Run(fmt.Sprint(per), func(t *testing.T) {
+			t.Parallel()
+			delay := colltest.Options{MaxDelay: 20 * time.Microsecond, Seed: uint64(i + 11)}
+			cfg := colltest.AggregateConfig{Seed: uint64(i + 40), Sizes: sizes, Members: []int{1, 3, 16}, Rounds: 4}
+			err := colltest.RunImages(per, delay, coll.Options{Tree: coll.Tree(i % 4)}, nil, 3*time.Minute,
+				func(im *coll.Image, nd *colltest.Node) error {
+					return colltest.Aggregates(im, nd, im.TeamAll(), cfg)
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
 
 // TestAggregatesSizeChoice: where the cost model picks another tree for
 // larger blocks of the same collective (here gather and scatter on eight
@@ -67,6 +95,161 @@ func TestAggregatesSizeChoice(t *testing.T) {
 	}
 }
 
+// largeMember is a member of the repeated aggregates below: a broadcast of
+// n bytes from root, or (n < 0) a ReduceAll of one int64 vector of -n
+// bytes per image, on buffers of its own.
+type largeMember struct {
+	n, root  int
+	dst, src []byte
+}
+
+// largeMembers are members of every way an aggregate moves them: small
+// broadcasts packed into one message, broadcasts whose packed message
+// would pass the fusion limit (each on its own tag), broadcasts and
+// reductions with large blocks, and small reductions fused.
+func largeMembers(P int) []*largeMember {
+	var ms []*largeMember
+	add := func(k, n int) {
+		for range k {
+			m := &largeMember{n: n, root: len(ms) % P}
+			b := max(n, -n)
+			m.dst, m.src = make([]byte, b), make([]byte, b)
+			ms = append(ms, m)
+		}
+	}
+	add(3, 8)
+	add(8, 3000)
+	add(2, 64<<10)
+	add(2, -(24 << 10))
+	add(3, -16)
+	add(1, 5000)
+	return ms
+}
+
+// start initiates member m of the aggregate with flags f.
+func (m *largeMember) start(im *coll.Image, f gsync.Flags) (gsync.Handle, error) {
+	all := im.TeamAll()
+	if m.n > 0 {
+		return im.BroadcastNB(all, m.dst, m.root, m.src, m.n, f)
+	}
+	return im.ReduceAllNB(all, m.dst, m.src, coll.Cyclic, -m.n, all.Size(), 0, 0, f)
+}
+
+// fill sets the sources of iteration it on image me.
+func (m *largeMember) fill(it, me, k int) {
+	if m.n > 0 {
+		for i := range m.src {
+			m.src[i] = byte(it*7 + k*3 + i + me)
+		}
+		return
+	}
+	for i := 0; i < len(m.src); i += 8 {
+		binary.LittleEndian.PutUint64(m.src[i:], uint64(it*1000+k*100+i+me))
+	}
+}
+
+// check verifies the destination of iteration it on P images.
+func (m *largeMember) check(it, P, k int) error {
+	if m.n > 0 {
+		for i := range m.dst {
+			if want := byte(it*7 + k*3 + i + m.root); m.dst[i] != want {
+				return fmt.Errorf("broadcast of %d bytes from %d: byte %d = %d, want %d", m.n, m.root, i, m.dst[i], want)
+			}
+		}
+		return nil
+	}
+	for i := 0; i < len(m.dst); i += 8 {
+		want := uint64(0)
+		for me := range P {
+			want += uint64(it*1000 + k*100 + i + me)
+		}
+		if got := binary.LittleEndian.Uint64(m.dst[i:]); got != want {
+			return fmt.Errorf("ReduceAll of %d bytes: word %d = %d, want %d", -m.n, i/8, got, want)
+		}
+	}
+	return nil
+}
+
+// TestAggregateLargeRepeated: an aggregate of small and large members made
+// again and again on the same buffers (an iterative code) gives each
+// iteration's data, under every sync mode of the members (a different one
+// each iteration, and mixed within one), with a blocking or non-blocking
+// Last, on two, three and four nodes.
+func TestAggregateLargeRepeated(t *testing.T) {
+	ins := []gsync.Flags{gsync.InNoSync, gsync.InMySync, gsync.InAllSync}
+	outs := []gsync.Flags{gsync.OutNoSync, gsync.OutMySync, gsync.OutAllSync}
+	fns := []reducefn.Entry{reducefn.Sum[int64]()}
+	for _, P := range []int{2, 3, 4} {
+		t.Run(fmt.Sprint(P), func(t *testing.T) {
+			t.Parallel()
+			delay := colltest.Options{MaxDelay: 10 * time.Microsecond, Seed: uint64(P)}
+			per := make([]int, P)
+			for i := range per {
+				per[i] = 1
+			}
+			err := colltest.RunImages(per, delay, coll.Options{}, fns, 2*time.Minute, func(im *coll.Image, _ *colltest.Node) error {
+				me := im.ImageNum()
+				ms := largeMembers(P)
+				for it := range 12 {
+					mixed := it%3 == 2 // members of several modes in one aggregate
+					relaxed := false
+					for k, m := range ms {
+						m.fill(it, me, k)
+					}
+					var last gsync.Handle
+					for k, m := range ms {
+						mode := it
+						if mixed {
+							mode = it + k
+						}
+						f := ins[mode%3] | outs[mode/3%3] | gsync.Local
+						relaxed = relaxed || f.Out() == gsync.OutNoSync
+						if k < len(ms)-1 {
+							f |= gsync.Aggregate
+						}
+						h, err := m.start(im, f)
+						if err != nil {
+							return fmt.Errorf("iteration %d member %d: %w", it, k, err)
+						}
+						if k < len(ms)-1 && h.Valid() {
+							return fmt.Errorf("iteration %d member %d: a member's handle is valid", it, k)
+						}
+						last = h
+					}
+					if it%2 == 0 {
+						if err := last.Wait(context.Background()); err != nil {
+							return fmt.Errorf("iteration %d: %w", it, err)
+						}
+					} else if err := gsync.WaitAll(context.Background(), []gsync.Handle{last}); err != nil {
+						return fmt.Errorf("iteration %d: %w", it, err)
+					}
+					if relaxed { // OUT_NOSYNC: others' data may move until every node synced
+						if err := im.Barrier(im.TeamAll()); err != nil {
+							return err
+						}
+					}
+					for k, m := range ms {
+						if m.n > 0 && me == m.root {
+							continue
+						}
+						if err := m.check(it, P, k); err != nil {
+							return fmt.Errorf("iteration %d member %d: %w", it, k, err)
+						}
+					}
+					// the next iteration writes the sources others may still read
+					if err := im.Barrier(im.TeamAll()); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
 // TestAggregateManySchedules: an aggregate whose members need more
 // schedules than fit in a few bits of a transfer's index (every member of
 // a shape of its own) completes with every member's data.
@@ -106,5 +289,43 @@ func TestAggregateManySchedules(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAggregateLargeMismatch: a large member's message, which travels on
+// its own, still has its header: where the nodes' members disagree on its
+// length, the receiving node fails with ErrMismatch and writes nothing.
+func TestAggregateLargeMismatch(t *testing.T) {
+	errs := make([]error, 2)
+	dsts := make([][]byte, 2)
+	err := colltest.RunImages([]int{1, 1}, colltest.Options{}, coll.Options{}, nil, 10*time.Second, func(im *coll.Image, _ *colltest.Node) error {
+		me := im.ImageNum()
+		n := 9000 + me // node 1 expects a byte more than node 0 sends
+		src, dst := make([]byte, n), make([]byte, n)
+		for i := range src {
+			src[i] = 7
+		}
+		f := gsync.InMySync | gsync.OutMySync | gsync.Local
+		small := make([]byte, 16)
+		if _, err := im.BroadcastNB(im.TeamAll(), small[:8], 0, small[8:], 8, f|gsync.Aggregate); err != nil {
+			return err
+		}
+		h, err := im.BroadcastNB(im.TeamAll(), dst, 0, src, n, f)
+		if err == nil {
+			err = h.Wait(context.Background())
+		}
+		errs[me], dsts[me] = err, dst
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(errs[1], coll.ErrMismatch) {
+		t.Fatalf("node 1: %v, want ErrMismatch", errs[1])
+	}
+	for i, b := range dsts[1] {
+		if b != 0 {
+			t.Fatalf("node 1's destination written at byte %d", i)
+		}
 	}
 }
