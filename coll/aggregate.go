@@ -58,7 +58,8 @@ const maxAggregate = 1024
 // aggWays is how many aggregate operations a team keeps for reuse: an
 // iterative code makes the same aggregate again and again, and building
 // one (every member's schedule, then the fusion) costs far more than
-// running it.
+// running it, at every size: it allocates per member, where a run of a
+// cached one allocates nothing.
 const aggWays = 2
 
 // aggregate is a team's open aggregate on a node, and its cached
@@ -184,27 +185,17 @@ func (n *node) joinAggregate(tn *teamNode, c *call, tagBase int) (*aggOp, error)
 		calls[i].tagBase = ag.bases[i]
 	}
 	a := n.buildAggregate(tn, calls)
-	ag.keep(a)
+	ag.keep(&n.plans, a)
 	return a, nil
 }
 
 // keep caches a, a new operation about to run, in place of an idle entry,
-// when the memory it holds on to is small.
-func (ag *aggregate) keep(a *aggOp) {
-	bytes := 0
-	for _, o := range a.groups {
-		bytes += o.sc.bytes()
-	}
-	for i := range a.members {
-		m := &a.members[i]
-		bytes += len(m.dst) + len(m.src)
-		for _, l := range [2][][]byte{m.dl, m.sl} {
-			for _, b := range l {
-				bytes += len(b)
-			}
-		}
-	}
-	if bytes > aggWays*cacheMaxBytes {
+// within the node's budget for cached schedules (plans.go), which counts
+// what a holds on to with theirs: its members' buffers, which it keeps
+// reachable, and its internal buffers.
+func (ag *aggregate) keep(pc *planCache, a *aggOp) {
+	size := a.heldBytes()
+	if size > planBudget {
 		return
 	}
 	for i := range aggWays {
@@ -213,16 +204,64 @@ func (ag *aggregate) keep(a *aggOp) {
 		if old != nil && !old.idle.CompareAndSwap(true, false) {
 			continue // running
 		}
+		d := int64(size)
+		if old != nil {
+			d -= int64(old.held)
+		}
+		if pc.held.Add(d) > planBudget {
+			pc.held.Add(-d)
+			if old != nil {
+				old.idle.Store(true)
+			}
+			continue
+		}
 		if old != nil {
 			old.release()
 		}
-		a.cached = true
+		a.cached, a.held = true, size
 		for _, o := range a.groups {
 			o.cached = true // its buffers stay with it
 		}
 		ag.cache[w], ag.victim = a, w+1
 		return
 	}
+}
+
+// drop empties the cache of a team that is destroyed: its entries' bytes
+// leave the node's budget, and the internal buffers of those that nothing
+// runs go back to their pools.
+func (ag *aggregate) drop(pc *planCache) {
+	ag.mu.Lock()
+	defer ag.mu.Unlock()
+	for w, a := range ag.cache {
+		if a == nil {
+			continue
+		}
+		pc.held.Add(-int64(a.held))
+		if a.idle.CompareAndSwap(true, false) {
+			a.release()
+		}
+		ag.cache[w] = nil
+	}
+}
+
+// heldBytes is what a keeps from the GC and the pools while cached: its
+// members' buffers, its internal buffers and its message headers.
+func (a *aggOp) heldBytes() int {
+	n := 0
+	for _, o := range a.groups {
+		n += o.sc.bytes() + o.wireBytes()
+	}
+	for i := range a.members {
+		m := &a.members[i]
+		n += len(m.dst) + len(m.src)
+		for _, l := range [2][][]byte{m.dl, m.sl} {
+			for _, b := range l {
+				n += len(b)
+			}
+		}
+	}
+	return n
 }
 
 // fusionKey is what members must share to be fused: every argument that
@@ -470,6 +509,7 @@ type aggOp struct {
 	members []aggCall
 	firsts  []int
 	cached  bool
+	held    int // what the node's budget counts for it (keep)
 	idle    atomic.Bool
 }
 

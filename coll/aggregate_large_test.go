@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,8 +18,8 @@ import (
 )
 
 // Aggregates of large members: members above the fusion limit travel as
-// their own messages, with the same data as without the flag
-// (aggregate.go).
+// their own messages, and a repeated aggregate runs its cached operation,
+// with the same data as without the flag (aggregate.go).
 
 // TestAggregatesLarge is TestAggregatesInProcess with blocks around and
 // above the sizes where aggregation changes how members travel: small
@@ -327,5 +329,181 @@ func TestAggregateLargeMismatch(t *testing.T) {
 		if b != 0 {
 			t.Fatalf("node 1's destination written at byte %d", i)
 		}
+	}
+}
+
+// quietConduit is an in-process conduit that allocates nothing once its
+// lists have grown (colltest's copies messages that arrive before their
+// receive): a send that finds no receive waits for one, and completes when
+// matched, as MPI's rendezvous does. Allocation counts on it are gocoll's.
+type quietConduit struct {
+	w    *quietWorld
+	node int
+	// under w.mu
+	posted []quietXfer // receives waiting for a send
+	waits  []quietXfer // sends waiting for a receive
+	done   []uint64
+}
+
+type quietXfer struct {
+	peer, tag int
+	buf       []byte
+	token     uint64
+}
+
+type quietWorld struct {
+	mu    sync.Mutex
+	nodes []*quietConduit
+}
+
+func newQuietWorld(P int) *quietWorld {
+	w := &quietWorld{}
+	for i := range P {
+		w.nodes = append(w.nodes, &quietConduit{w: w, node: i})
+	}
+	return w
+}
+
+func (c *quietConduit) Node() int   { return c.node }
+func (c *quietConduit) Nodes() int  { return len(c.w.nodes) }
+func (c *quietConduit) MaxTag() int { return math.MaxInt32 }
+
+// take removes and returns the first entry of xs from peer with tag.
+func take(xs *[]quietXfer, peer, tag int) (quietXfer, bool) {
+	for i, x := range *xs {
+		if x.peer == peer && x.tag == tag {
+			copy((*xs)[i:], (*xs)[i+1:])
+			*xs = (*xs)[:len(*xs)-1]
+			return x, true
+		}
+	}
+	return quietXfer{}, false
+}
+
+// move delivers a send to a receive, or fails the receiving node.
+func move(to *quietConduit, r quietXfer, b []byte) error {
+	if len(b) != len(r.buf) {
+		return fmt.Errorf("node %d: a message of %d bytes for a receive of %d", to.node, len(b), len(r.buf))
+	}
+	copy(r.buf, b)
+	return nil
+}
+
+func (c *quietConduit) Isend(dst, tag int, b []byte, token uint64) (bool, error) {
+	c.w.mu.Lock()
+	defer c.w.mu.Unlock()
+	to := c.w.nodes[dst]
+	if r, ok := take(&to.posted, c.node, tag); ok {
+		if err := move(to, r, b); err != nil {
+			return false, err
+		}
+		to.done = append(to.done, r.token)
+		return true, nil
+	}
+	to.waits = append(to.waits, quietXfer{peer: c.node, tag: tag, buf: b, token: token})
+	return false, nil
+}
+
+func (c *quietConduit) Irecv(src, tag int, b []byte, token uint64) (bool, error) {
+	c.w.mu.Lock()
+	defer c.w.mu.Unlock()
+	if s, ok := take(&c.waits, src, tag); ok {
+		if err := move(c, quietXfer{buf: b}, s.buf); err != nil {
+			return false, err
+		}
+		from := c.w.nodes[src]
+		from.done = append(from.done, s.token)
+		return true, nil
+	}
+	c.posted = append(c.posted, quietXfer{peer: src, tag: tag, buf: b, token: token})
+	return false, nil
+}
+
+func (c *quietConduit) Poll(done []uint64) ([]uint64, error) {
+	c.w.mu.Lock()
+	defer c.w.mu.Unlock()
+	done = append(done, c.done...)
+	c.done = c.done[:0]
+	return done, nil
+}
+
+// TestAggregateLargeAllocs: a repeated aggregate of large members (and a
+// few small ones) allocates nothing per run once it has run, as a small
+// one does: its operation and buffers are reused. Counted on a conduit
+// that allocates nothing itself, over every node's goroutine.
+func TestAggregateLargeAllocs(t *testing.T) {
+	if raceOn {
+		t.Skip("the race detector allocates")
+	}
+	const P = 2
+	w := newQuietWorld(P)
+	fns := []reducefn.Entry{reducefn.Sum[int64]()}
+	ims := make([]*coll.Image, P)
+	errs := make([]error, P)
+	var wg sync.WaitGroup
+	for i := range P {
+		wg.Go(func() { ims[i], errs[i] = coll.Init(w.nodes[i], nil, 0, fns, 0, coll.Options{}) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	ms := make([][]*largeMember, P)
+	for i := range P {
+		ms[i] = largeMembers(P)
+	}
+	run := func(i int) error {
+		var last gsync.Handle
+		for k, m := range ms[i] {
+			f := gsync.InAllSync | gsync.OutMySync | gsync.Local
+			if k < len(ms[i])-1 {
+				f |= gsync.Aggregate
+			}
+			h, err := m.start(ims[i], f)
+			if err != nil {
+				return err
+			}
+			last = h
+		}
+		return last.Wait(context.Background())
+	}
+	const runs = 20
+	// Node 1 runs alongside node 0's counted runs (AllocsPerRun's warm-up
+	// run included), after a first run of both that builds the aggregate.
+	for i := range P {
+		wg.Go(func() { errs[i] = run(i) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	var err1 error
+	wg.Go(func() {
+		for range runs + 1 {
+			if err1 = run(1); err1 != nil {
+				return
+			}
+		}
+	})
+	var err0 error
+	allocs := testing.AllocsPerRun(runs, func() {
+		if err0 == nil {
+			err0 = run(0)
+		}
+	})
+	wg.Wait()
+	if err := errors.Join(err0, err1); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%.2f allocations per run", allocs)
+	if allocs > 1 {
+		t.Errorf("%.1f allocations per repeated aggregate of %d members, want at most 1", allocs, len(ms[0]))
+	}
+	for i := range P {
+		wg.Go(func() { errs[i] = ims[i].Barrier(ims[i].TeamAll()) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
 	}
 }

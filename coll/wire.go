@@ -77,6 +77,15 @@ func (o *schedOp) setupWire() {
 	})
 }
 
+// wireBytes is the size of the header buffers.
+func (o *schedOp) wireBytes() int {
+	n := 0
+	for _, wx := range o.wire {
+		n += len(wx.w)
+	}
+	return n
+}
+
 // eachXfer calls f on the schedule's transfers in the order of its items:
 // the receives of every round, then the sends of every round.
 func (o *schedOp) eachXfer(f func(x xfer, send bool)) {
