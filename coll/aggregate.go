@@ -120,10 +120,12 @@ func (ag *aggregate) add(c *call, tagBase int) error {
 	ag.open.Store(true)
 	ag.bases = append(ag.bases, tagBase)
 	if i == 0 {
+		// An idle one first: the last run of an aggregate may still be
+		// finishing (its output mode let its handle sync before its
+		// last sends completed), and then the other way may hold a copy.
 		for _, a := range ag.cache {
-			if a != nil && a.members[0].is(c) {
+			if a != nil && a.members[0].is(c) && (ag.cand == nil || a.idle.Load()) {
 				ag.cand = a
-				break
 			}
 		}
 	}

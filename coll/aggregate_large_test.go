@@ -429,8 +429,10 @@ func (c *quietConduit) Poll(done []uint64) ([]uint64, error) {
 
 // TestAggregateLargeAllocs: a repeated aggregate of large members (and a
 // few small ones) allocates nothing per run once it has run, as a small
-// one does: its operation and buffers are reused. Counted on a conduit
-// that allocates nothing itself, over every node's goroutine.
+// one does: its operation and buffers are reused, also where its handle
+// syncs before its last sends complete (OUT_NOSYNC) and the next run
+// finds it still busy. Counted on a conduit that allocates nothing
+// itself, over every node's goroutine.
 func TestAggregateLargeAllocs(t *testing.T) {
 	if raceOn {
 		t.Skip("the race detector allocates")
@@ -441,69 +443,72 @@ func TestAggregateLargeAllocs(t *testing.T) {
 	ims := make([]*coll.Image, P)
 	errs := make([]error, P)
 	var wg sync.WaitGroup
-	for i := range P {
-		wg.Go(func() { ims[i], errs[i] = coll.Init(w.nodes[i], nil, 0, fns, 0, coll.Options{}) })
+	both := func(f func(i int) error) error {
+		for i := range P {
+			wg.Go(func() { errs[i] = f(i) })
+		}
+		wg.Wait()
+		return errors.Join(errs...)
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := both(func(i int) (err error) {
+		ims[i], err = coll.Init(w.nodes[i], nil, 0, fns, 0, coll.Options{})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	ms := make([][]*largeMember, P)
 	for i := range P {
 		ms[i] = largeMembers(P)
 	}
-	run := func(i int) error {
-		var last gsync.Handle
-		for k, m := range ms[i] {
-			f := gsync.InAllSync | gsync.OutMySync | gsync.Local
-			if k < len(ms[i])-1 {
-				f |= gsync.Aggregate
+	for _, mode := range []gsync.Flags{gsync.InAllSync | gsync.OutMySync, gsync.InNoSync | gsync.OutNoSync} {
+		run := func(i int) error {
+			var last gsync.Handle
+			for k, m := range ms[i] {
+				f := mode | gsync.Local
+				if k < len(ms[i])-1 {
+					f |= gsync.Aggregate
+				}
+				h, err := m.start(ims[i], f)
+				if err != nil {
+					return err
+				}
+				last = h
 			}
-			h, err := m.start(ims[i], f)
-			if err != nil {
-				return err
-			}
-			last = h
+			return last.Wait(context.Background())
 		}
-		return last.Wait(context.Background())
-	}
-	const runs = 20
-	// Node 1 runs alongside node 0's counted runs (AllocsPerRun's warm-up
-	// run included), after a first run of both that builds the aggregate.
-	for i := range P {
-		wg.Go(func() { errs[i] = run(i) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		t.Fatal(err)
-	}
-	var err1 error
-	wg.Go(func() {
-		for range runs + 1 {
-			if err1 = run(1); err1 != nil {
-				return
+		// Runs of both nodes that build the aggregate (a second copy where
+		// the first is still busy), then node 1 runs alongside node 0's
+		// counted runs (AllocsPerRun's warm-up run included).
+		const warm, runs = 3, 20
+		for range warm {
+			if err := both(run); err != nil {
+				t.Fatal(err)
 			}
 		}
-	})
-	var err0 error
-	allocs := testing.AllocsPerRun(runs, func() {
-		if err0 == nil {
-			err0 = run(0)
+		var err1 error
+		wg.Go(func() {
+			for range runs + 1 {
+				if err1 = run(1); err1 != nil {
+					return
+				}
+			}
+		})
+		var err0 error
+		allocs := testing.AllocsPerRun(runs, func() {
+			if err0 == nil {
+				err0 = run(0)
+			}
+		})
+		wg.Wait()
+		if err := errors.Join(err0, err1); err != nil {
+			t.Fatal(err)
 		}
-	})
-	wg.Wait()
-	if err := errors.Join(err0, err1); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%.2f allocations per run", allocs)
-	if allocs > 1 {
-		t.Errorf("%.1f allocations per repeated aggregate of %d members, want at most 1", allocs, len(ms[0]))
-	}
-	for i := range P {
-		wg.Go(func() { errs[i] = ims[i].Barrier(ims[i].TeamAll()) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		t.Fatal(err)
+		t.Logf("%v: %.2f allocations per run", mode, allocs)
+		if allocs > 1 {
+			t.Errorf("%v: %.1f allocations per repeated aggregate of %d members, want at most 1", mode, allocs, len(ms[0]))
+		}
+		if err := both(func(i int) error { return ims[i].Barrier(ims[i].TeamAll()) }); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
