@@ -20,19 +20,24 @@ import (
 //
 // Coalescing: members whose schedules have the same skeleton (the same
 // transfers between the same nodes in the same rounds: the same kind and
-// root, and for the reductions the same array, function and layouts; sizes
-// of the data-movement collectives aside) are fused into one schedule run
-// in lockstep: in each round, their messages to one peer with one sub-tag
-// travel as one message (packed into an internal buffer, unpacked by
-// copies at the start of the next round) up to fuseMax bytes, their copies
-// and computations run together. Both ends of every message fuse the same members, since
-// every node sees the same aggregate, so each knows the size and layout of
-// the fused message. Members of different skeletons form groups that run
-// side by side, each fused. IN_ALLSYNC and OUT_ALLSYNC cost one barrier
-// each per aggregate: the entry barrier runs before any group starts when
-// a member asks for IN_ALLSYNC, the exit barrier once every group finished
-// when a member asks for OUT_ALLSYNC; the aggregate syncs in its strongest
-// output mode.
+// root, for the data-movement collectives the same algorithm for their
+// size, sizes aside; for the reductions the same array, function and
+// layouts) are fused into one schedule run in lockstep: in each round,
+// their messages to one peer with one sub-tag travel as one message
+// (packed into an internal buffer, unpacked by copies at the start of the
+// next round) up to fuseMax bytes, their copies and computations run
+// together. Beyond fuseMax each member's message travels on its own,
+// with its member's tag (the member's sequence number), as it would
+// without the flag: one message per tag, so a large one goes with its
+// header message straight into place (wire.go). Both ends of every
+// message fuse the same members, since every node sees the same
+// aggregate, so each knows the size and layout of the fused message.
+// Members of different skeletons form groups that run side by side, all
+// their transfers in flight together. IN_ALLSYNC and OUT_ALLSYNC cost one
+// barrier each per aggregate: the entry barrier runs before any group
+// starts when a member asks for IN_ALLSYNC, the exit barrier once every
+// group finished when a member asks for OUT_ALLSYNC; the aggregate syncs
+// in its strongest output mode.
 //
 // On a team that lives on one node there is nothing to coalesce: members
 // run at once, as without the flag (and their errors are returned by their
@@ -46,13 +51,15 @@ import (
 // collectives on other teams back: each team has its own.
 
 // maxAggregate bounds the members of an aggregate, so that every member's
-// sequence number stays unique among the team's live operations.
+// sequence number, whose tag its unfused messages use, stays unique among
+// the team's live operations.
 const maxAggregate = 1024
 
 // aggWays is how many aggregate operations a team keeps for reuse: an
 // iterative code makes the same aggregate again and again, and building
 // one (every member's schedule, then the fusion) costs far more than
-// running it.
+// running it, at every size: it allocates per member, where a run of a
+// cached one allocates nothing.
 const aggWays = 2
 
 // aggregate is a team's open aggregate on a node, and its cached
@@ -113,10 +120,12 @@ func (ag *aggregate) add(c *call, tagBase int) error {
 	ag.open.Store(true)
 	ag.bases = append(ag.bases, tagBase)
 	if i == 0 {
+		// An idle one first: the last run of an aggregate may still be
+		// finishing (its output mode let its handle sync before its
+		// last sends completed), and then the other way may hold a copy.
 		for _, a := range ag.cache {
-			if a != nil && a.members[0].is(c) {
+			if a != nil && a.members[0].is(c) && (ag.cand == nil || a.idle.Load()) {
 				ag.cand = a
-				break
 			}
 		}
 	}
@@ -178,27 +187,17 @@ func (n *node) joinAggregate(tn *teamNode, c *call, tagBase int) (*aggOp, error)
 		calls[i].tagBase = ag.bases[i]
 	}
 	a := n.buildAggregate(tn, calls)
-	ag.keep(a)
+	ag.keep(&n.plans, a)
 	return a, nil
 }
 
 // keep caches a, a new operation about to run, in place of an idle entry,
-// when the memory it holds on to is small.
-func (ag *aggregate) keep(a *aggOp) {
-	bytes := 0
-	for _, o := range a.groups {
-		bytes += o.sc.bytes()
-	}
-	for i := range a.members {
-		m := &a.members[i]
-		bytes += len(m.dst) + len(m.src)
-		for _, l := range [2][][]byte{m.dl, m.sl} {
-			for _, b := range l {
-				bytes += len(b)
-			}
-		}
-	}
-	if bytes > aggWays*cacheMaxBytes {
+// within the node's budget for cached schedules (plans.go), which counts
+// what a holds on to with theirs: its members' buffers, which it keeps
+// reachable, and its internal buffers.
+func (ag *aggregate) keep(pc *planCache, a *aggOp) {
+	size := a.heldBytes()
+	if size > planBudget {
 		return
 	}
 	for i := range aggWays {
@@ -207,16 +206,64 @@ func (ag *aggregate) keep(a *aggOp) {
 		if old != nil && !old.idle.CompareAndSwap(true, false) {
 			continue // running
 		}
+		d := int64(size)
+		if old != nil {
+			d -= int64(old.held)
+		}
+		if pc.held.Add(d) > planBudget {
+			pc.held.Add(-d)
+			if old != nil {
+				old.idle.Store(true)
+			}
+			continue
+		}
 		if old != nil {
 			old.release()
 		}
-		a.cached = true
+		a.cached, a.held = true, size
 		for _, o := range a.groups {
 			o.cached = true // its buffers stay with it
 		}
 		ag.cache[w], ag.victim = a, w+1
 		return
 	}
+}
+
+// drop empties the cache of a team that is destroyed: its entries' bytes
+// leave the node's budget, and the internal buffers of those that nothing
+// runs go back to their pools.
+func (ag *aggregate) drop(pc *planCache) {
+	ag.mu.Lock()
+	defer ag.mu.Unlock()
+	for w, a := range ag.cache {
+		if a == nil {
+			continue
+		}
+		pc.held.Add(-int64(a.held))
+		if a.idle.CompareAndSwap(true, false) {
+			a.release()
+		}
+		ag.cache[w] = nil
+	}
+}
+
+// heldBytes is what a keeps from the GC and the pools while cached: its
+// members' buffers, its internal buffers and its message headers.
+func (a *aggOp) heldBytes() int {
+	n := 0
+	for _, o := range a.groups {
+		n += o.sc.bytes() + o.wireBytes()
+	}
+	for i := range a.members {
+		m := &a.members[i]
+		n += len(m.dst) + len(m.src)
+		for _, l := range [2][][]byte{m.dl, m.sl} {
+			for _, b := range l {
+				n += len(b)
+			}
+		}
+	}
+	return n
 }
 
 // fusionKey is what members must share to be fused: every argument that
@@ -229,70 +276,91 @@ func fusionKey(k planKey) planKey {
 	return k
 }
 
-// subShift splits an aggregate's transfer indices: the part above names
-// the schedule (entry barrier, groups, exit barrier), the part below its
-// transfer.
-const subShift = 24
+// groupKey names the group a member runs in: the fusionKey of its
+// arguments, and the algorithm chosen for its size (the same skeleton at
+// every node).
+type groupKey struct {
+	k    planKey
+	algo int
+}
+
+// groupOf is the groupKey of key k on P nodes.
+func (n *node) groupOf(k *planKey, P int) groupKey {
+	gk := groupKey{k: fusionKey(*k)}
+	if k.kind < kReduce {
+		gk.algo = n.sizeChoice(k, P)
+	}
+	return gk
+}
 
 // buildAggregate is the aggregate operation of calls (in initiation order).
 func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 	var in, out gsync.Flags = gsync.InNoSync, gsync.OutNoSync
 	type group struct {
-		key    planKey
-		rounds [][]round
-		g      geom
-		first  int // its first member
+		rounds  [][]round
+		members []int
+		g       geom
 	}
 	var groups []*group
+	byKey := map[groupKey]*group{}
+	P := tn.team.Nodes()
 	for i := range calls {
 		ac := &calls[i]
 		c := ac.call()
 		f := ac.key.f
 		in, out = max(in, f.In()), max(out, f.Out()) // the flags grow stronger bit by bit
-		fk := fusionKey(ac.key)
-		var gr *group
-		for _, x := range groups {
-			if x.key == fk {
-				gr = x
-				break
-			}
-		}
+		gk := n.groupOf(&ac.key, P)
+		gr := byKey[gk]
 		if gr == nil {
-			gr = &group{key: fk, g: n.geom(tn, 0), first: i}
+			gr = &group{g: n.geom(tn, 0)}
+			byKey[gk] = gr
 			groups = append(groups, gr)
 		}
 		g := gr.g
 		g.n = ac.key.n
 		gr.rounds = append(gr.rounds, n.build(g, &c))
+		gr.members = append(gr.members, i)
 	}
-	a := &aggOp{tn: tn, members: calls}
+	a := &aggOp{tn: tn, members: calls, bases: make([]int, len(calls))}
+	for i := range calls {
+		a.bases[i] = calls[i].tagBase
+	}
 	g := n.geom(tn, 0)
 	base := calls[0].tagBase
 	if in == gsync.InAllSync {
 		a.entry = newRawOp(n, tn, planKey{kind: kBarrier}, barrierRounds(g, subEntry), gsync.OutMySync, nil, base)
+		a.subs = append(a.subs, a.entry)
 	}
 	gout := min(out, gsync.OutMySync) // OUT_ALLSYNC is the exit barrier's
 	for _, gr := range groups {
-		a.groups = append(a.groups, newRawOp(n, tn, gr.key, fuse(gr.g, gr.rounds), gout, gr.g.sc, calls[gr.first].tagBase))
-		a.firsts = append(a.firsts, gr.first)
+		first := gr.members[0]
+		o := newRawOp(n, tn, fusionKey(calls[first].key), fuse(gr.g, gr.rounds, gr.members), gout, gr.g.sc, calls[first].tagBase)
+		o.mbases = a.bases
+		a.groups = append(a.groups, o)
+		a.firsts = append(a.firsts, first)
 	}
+	a.subs = append(a.subs, a.groups...)
 	if out == gsync.OutAllSync {
 		if rs := barrierRounds(g, subExit); len(rs) > 0 {
 			a.exit = newRawOp(n, tn, planKey{kind: kBarrier}, rs, gsync.OutMySync, nil, base)
+			a.subs = append(a.subs, a.exit)
 		}
 	}
-	a.subs = append(a.subs, a.entry)
-	a.subs = append(a.subs, a.groups...)
-	a.subs = append(a.subs, a.exit)
+	items := uint32(0)
+	for _, o := range a.subs {
+		a.offs = append(a.offs, items)
+		items += uint32(len(o.items))
+	}
 	return a
 }
 
 // fuse merges the rounds of members with one skeleton (see above) into
 // one schedule: round by round, the members' copies, then the packing of
 // fused sends, the sends, the late copies; fused receives land in an
-// internal buffer unpacked at the start of the next round. A transfer that
-// only one member has (or a single member) is left as it is.
-func fuse(g geom, members [][]round) []round {
+// internal buffer unpacked at the start of the next round. idx are the
+// members' indices in the aggregate: a transfer that does not fuse
+// travels on its member's tag.
+func fuse(g geom, members [][]round, idx []int) []round {
 	if len(members) == 1 {
 		return members[0]
 	}
@@ -305,8 +373,8 @@ func fuse(g geom, members [][]round) []round {
 	for r := range R {
 		o := &out[r]
 		var sends, recvs []xkey
-		bySend, byRecv := map[xkey][]xfer{}, map[xkey][]xfer{}
-		for _, rs := range members {
+		bySend, byRecv := map[xkey][]memberXfer{}, map[xkey][]memberXfer{}
+		for j, rs := range members {
 			if r >= len(rs) {
 				continue
 			}
@@ -321,14 +389,14 @@ func fuse(g geom, members [][]round) []round {
 				if bySend[k] == nil {
 					sends = append(sends, k)
 				}
-				bySend[k] = append(bySend[k], x)
+				bySend[k] = append(bySend[k], memberXfer{idx[j], x})
 			}
 			for _, x := range rs[r].recvs {
 				k := xkey{x.peer, x.sub}
 				if byRecv[k] == nil {
 					recvs = append(recvs, k)
 				}
-				byRecv[k] = append(byRecv[k], x)
+				byRecv[k] = append(byRecv[k], memberXfer{idx[j], x})
 			}
 		}
 		for _, k := range sends {
@@ -357,18 +425,33 @@ func fuse(g geom, members [][]round) []round {
 	return out
 }
 
+// memberXfer is a member's transfer, with the member's index in the
+// aggregate.
+type memberXfer struct {
+	m int
+	x xfer
+}
+
 // fused is the members' transfers xs (one peer, one sub-tag) as one
 // message through an internal buffer, with the copies that fill it from
-// theirs (a send) or empty it into theirs (a receive); or xs as they are
-// when they do not fuse.
-func fused(g geom, xs []xfer, recv bool) ([]xfer, []copyOp) {
+// theirs (a send) or empty it into theirs (a receive); or, when they do
+// not fuse, each as its member's own message: on its member's tag
+// (wireBase), so that it is the only message of its tag, as it would be
+// without the flag.
+func fused(g geom, xs []memberXfer, recv bool) ([]xfer, []copyOp) {
 	if !fusible(xs) {
-		return xs, nil
+		own := make([]xfer, len(xs))
+		for i, mx := range xs {
+			own[i] = mx.x
+			own[i].sub |= (mx.m + 1) << subBits
+		}
+		return own, nil
 	}
 	buf := g.buf(xferBytes(xs))
 	copies := make([]copyOp, 0, len(xs))
 	off := 0
-	for _, x := range xs {
+	for _, mx := range xs {
+		x := mx.x
 		part := buf[off : off+len(x.buf)]
 		if recv {
 			copies = append(copies, copyOp{dst: x.buf, src: part, client: x.client, toClient: x.client})
@@ -377,24 +460,23 @@ func fused(g geom, xs []xfer, recv bool) ([]xfer, []copyOp) {
 		}
 		off += len(x.buf)
 	}
-	return []xfer{{peer: xs[0].peer, sub: xs[0].sub, buf: buf}}, copies
+	return []xfer{{peer: xs[0].x.peer, sub: xs[0].x.sub, buf: buf}}, copies
 }
 
 // fuseMax bounds a fused message: beyond it, messages are bandwidth bound
 // and packing them would cost a copy each way for nothing, so the members'
-// messages go one by one (in member order at both ends, which MPI's
-// ordering of messages with one tag matches).
+// messages go one by one, each on its member's tag.
 const fuseMax = 16 << 10
 
 // fusible reports whether the members' transfers xs (one peer, one
 // sub-tag) travel as one message; both ends decide alike, since the sizes
 // of a message agree at its ends.
-func fusible(xs []xfer) bool { return len(xs) > 1 && xferBytes(xs) <= fuseMax }
+func fusible(xs []memberXfer) bool { return len(xs) > 1 && xferBytes(xs) <= fuseMax }
 
-func xferBytes(xs []xfer) int {
+func xferBytes(xs []memberXfer) int {
 	n := 0
 	for _, x := range xs {
-		n += len(x.buf)
+		n += len(x.x.buf)
 	}
 	return n
 }
@@ -413,12 +495,15 @@ func newRawOp(n *node, tn *teamNode, key planKey, rounds []round, out gsync.Flag
 
 // aggOp is an aggregate as the engine runs it: an entry barrier, the fused
 // groups side by side, an exit barrier; each a schedule whose transfers
-// are told apart by the top bits of their index (subShift).
+// are numbered on from the last one's (offs), so that a transfer's index
+// names its schedule.
 type aggOp struct {
 	tn          *teamNode
 	entry, exit *schedOp // nil when no member asks for them
 	groups      []*schedOp
-	subs        []*schedOp // entry, groups, exit: the index's top bits
+	subs        []*schedOp // entry, groups, exit (those there are)
+	offs        []uint32   // by sub: the index of its first transfer
+	bases       []int      // the members' tag bases (schedOp.wireBase)
 	finished    bool       // counted off the team's unfinished operations
 	// for reuse (aggregate.keep): the members it was built for, each
 	// group's first member (whose tag base the group runs with), and
@@ -426,17 +511,17 @@ type aggOp struct {
 	members []aggCall
 	firsts  []int
 	cached  bool
+	held    int // what the node's budget counts for it (keep)
 	idle    atomic.Bool
 }
 
 // rerun prepares a cached aggregate to run again, for members that are
 // the same calls with the tag bases bases.
 func (a *aggOp) rerun(bases []int) {
+	copy(a.bases, bases)
 	for _, o := range a.subs {
-		if o != nil {
-			o.reset()
-			o.tagBase = bases[0] // the barriers'
-		}
+		o.reset()
+		o.tagBase = bases[0] // the barriers'
 	}
 	for i, o := range a.groups {
 		o.tagBase = bases[a.firsts[i]]
@@ -453,10 +538,8 @@ func (a *aggOp) release() {
 // Bind implements sync.Op.
 func (a *aggOp) Bind(slot uint32) {
 	for i, o := range a.subs {
-		if o != nil {
-			o.bindAs(slot, o.tagBase)
-			o.idxBase = uint32(i) << subShift
-		}
+		o.bindAs(slot, o.tagBase)
+		o.idxBase = a.offs[i]
 	}
 	a.finished = false
 	a.tn.count(1)
@@ -467,7 +550,17 @@ func (a *aggOp) Complete(idx uint32) {
 	if idx&ignoreIdx != 0 { // an earlier operation's (segment.go)
 		return
 	}
-	a.subs[idx>>subShift].Complete(idx & (1<<subShift - 1))
+	marks := idx & (hdrIdx | auxIdx)
+	i := idx &^ marks
+	lo, hi := 0, len(a.offs) // the last sub whose first index is at most i
+	for hi-lo > 1 {
+		if m := (lo + hi) / 2; a.offs[m] <= i {
+			lo = m
+		} else {
+			hi = m
+		}
+	}
+	a.subs[lo].Complete(marks | (i - a.offs[lo]))
 	a.noteFinished()
 }
 
@@ -510,7 +603,7 @@ func (a *aggOp) Syncable() bool {
 // Finished implements sync.Op.
 func (a *aggOp) Finished() bool {
 	for _, o := range a.subs {
-		if o != nil && !o.Finished() {
+		if !o.Finished() {
 			return false
 		}
 	}
@@ -530,9 +623,7 @@ func (a *aggOp) noteFinished() {
 func (a *aggOp) Retire() {
 	done := a.Finished()
 	for _, o := range a.subs {
-		if o != nil {
-			o.Retire()
-		}
+		o.Retire()
 	}
 	if !a.finished {
 		a.finished = true
@@ -546,7 +637,7 @@ func (a *aggOp) Retire() {
 // AgentSafe implements sync.AgentSafe.
 func (a *aggOp) AgentSafe() bool {
 	for _, o := range a.subs {
-		if o != nil && !o.AgentSafe() {
+		if !o.AgentSafe() {
 			return false
 		}
 	}

@@ -297,6 +297,21 @@ func (n *node) build(g geom, c *call) []round {
 	return rs
 }
 
+// sizeChoice is the algorithm build picks for a data-movement collective
+// of key k on P nodes by its size (choose.go): members of an aggregate
+// fuse only where it is the same (aggregate.go).
+func (n *node) sizeChoice(k *planKey, P int) int {
+	switch k.kind {
+	case kBroadcast:
+		return int(n.tree(TreeBroadcast, P, k.n))
+	case kScatter, kGather:
+		return int(n.tree(TreeBlocks, P, k.n))
+	case kGatherAll:
+		return int(n.gatherAllAlgo(P, k.n))
+	}
+	return 0
+}
+
 // buildReduction is the schedule of a computational collective.
 func (n *node) buildReduction(g geom, c *call) []round {
 	k := &c.key

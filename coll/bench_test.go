@@ -264,3 +264,81 @@ func aggregate16(member func(m int, f gsync.Flags) (gsync.Handle, error)) error 
 	}
 	return h.Wait(context.Background())
 }
+
+// BenchmarkAggregateLarge measures aggregates of 16 members of one size on
+// the in-process conduit with two nodes (as collbench's gocoll.Agg16 rows
+// over MPI), against the same 16 members started one by one without the
+// flag (Alone16), each member on buffers of its own, the same buffers
+// every iteration. Time includes the in-process conduit's copies.
+//
+//	go test -run xxx -bench AggregateLarge -benchmem ./coll
+func BenchmarkAggregateLarge(b *testing.B) {
+	const P = 2
+	const f = gsync.InMySync | gsync.OutMySync | gsync.Local
+	fns := []reducefn.Entry{reducefn.Sum[float64]()}
+	type member func(im *coll.Image, dst, src []byte, n int, g gsync.Flags) (gsync.Handle, error)
+	bcast := func(im *coll.Image, dst, src []byte, n int, g gsync.Flags) (gsync.Handle, error) {
+		return im.BroadcastNB(im.TeamAll(), dst[:n], 0, src[:n], n, g)
+	}
+	all := func(im *coll.Image, dst, src []byte, n int, g gsync.Flags) (gsync.Handle, error) {
+		return im.ReduceAllNB(im.TeamAll(), dst[:n], src[:n], coll.Cyclic, n, P, 0, 0, g)
+	}
+	for _, c := range []struct {
+		name string
+		op   member
+	}{{"Broadcast", bcast}, {"ReduceAll", all}} {
+		for _, agg := range []bool{true, false} {
+			for _, size := range []int{8, 8 << 10, 64 << 10, 1 << 20} {
+				name := fmt.Sprintf("Agg16%s/%d", c.name, size)
+				if !agg {
+					name = fmt.Sprintf("Alone16%s/%d", c.name, size)
+				}
+				b.Run(name, func(b *testing.B) {
+					var dsts, srcs [2][16][]byte
+					for i := range P {
+						for m := range 16 {
+							dsts[i][m], srcs[i][m] = make([]byte, size), make([]byte, size)
+						}
+					}
+					err := colltest.RunImages([]int{1, 1}, colltest.Options{}, coll.Options{}, fns, time.Hour, func(im *coll.Image, _ *colltest.Node) error {
+						me := im.ImageNum()
+						hs := make([]gsync.Handle, 16)
+						one := func() error {
+							for m := range 16 {
+								g := f
+								if agg && m < 15 {
+									g |= gsync.Aggregate
+								}
+								h, err := c.op(im, dsts[me][m], srcs[me][m], size, g)
+								if err != nil {
+									return err
+								}
+								hs[m] = h
+							}
+							return gsync.WaitAll(context.Background(), hs)
+						}
+						if err := one(); err != nil { // the warm-up
+							return err
+						}
+						if err := im.Barrier(im.TeamAll()); err != nil {
+							return err
+						}
+						if me == 0 {
+							b.ReportAllocs()
+							b.ResetTimer()
+						}
+						for range b.N {
+							if err := one(); err != nil {
+								return err
+							}
+						}
+						return im.Barrier(im.TeamAll())
+					})
+					if err != nil {
+						b.Fatal(err)
+					}
+				})
+			}
+		}
+	}
+}

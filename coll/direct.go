@@ -13,7 +13,7 @@ package coll
 //     schedule's local fold (reducer.foldSegs), so the results are bitwise
 //     the same, then copied to every destination. The schedule would do
 //     the same fold and copies through internal buffers of several
-//     elements, built anew on every call once they pass cacheMaxBytes.
+//     elements.
 //
 // Both read every source before writing any destination, so a member
 // reducing in place (its destination its source) gets the results of

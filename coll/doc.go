@@ -201,13 +201,17 @@
 // (the Last, blocking or not); the Last's handle syncs once every member
 // completed as its output sync mode asks, and the members' handles are
 // the invalid handle. Nothing moves before the Last. Then members whose
-// schedules have the same shape (same kind and root; for reductions the
-// same array, function and layouts) run as one schedule in lockstep, their
-// messages to one peer in one round travelling as one message (up to
-// 16 KiB); IN_ALLSYNC and OUT_ALLSYNC cost one barrier each for the whole
-// aggregate. An aggregate repeated on the same buffers (an iterative code)
-// reuses its operation. Barrier, team creation and destruction, and Close
-// are refused while the image has an aggregate open on the team
+// schedules have the same shape (same kind and root, and algorithm for
+// their size; for reductions the same array, function and layouts) run as
+// one schedule in lockstep, their messages to one peer in one round
+// travelling as one message up to 16 KiB, each as its own beyond, as
+// without the flag. IN_ALLSYNC and OUT_ALLSYNC cost one barrier each for
+// the whole aggregate. An aggregate repeated on the same buffers (an
+// iterative code) reuses its operation, with no allocation by gocoll; a
+// reused operation keeps its members' buffers reachable until another
+// aggregate replaces it (two per team, within the 64 MiB a node's cached
+// schedules hold). Barrier, team creation and destruction, and Close are
+// refused while the image has an aggregate open on the team
 // (ErrAggregateOpen); an aggregate open on one team does not hold back
 // collectives on others.
 //

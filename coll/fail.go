@@ -20,7 +20,7 @@ func (o *schedOp) Abandon() { o.countFinished(true) }
 // Quiet implements sync.Quieter.
 func (a *aggOp) Quiet() bool {
 	for _, o := range a.subs {
-		if o != nil && !o.Quiet() {
+		if !o.Quiet() {
 			return false
 		}
 	}

@@ -20,10 +20,11 @@ import (
 //
 // A cached schedule keeps its buffers (internal ones, and the client's,
 // which the GC cannot free while it is cached) until it is replaced, so
-// the schedules a node caches hold at most planBudget bytes between them:
-// an iterative code's large collectives are cached too (building one
-// allocates as much as a small one's, on every call), a program that calls
-// a collective once on a huge buffer does not have it kept.
+// the schedules a node caches (its teams' aggregates too: aggregate.go)
+// hold at most planBudget bytes between them: an iterative code's large
+// collectives are cached too (building one allocates as much as a small
+// one's, on every call), a program that calls a collective once on a huge
+// buffer does not have it kept.
 
 // kind names a collective in a planKey.
 type kind uint8
@@ -142,9 +143,8 @@ func (k *planKey) sameCall(u *planKey) bool {
 }
 
 const (
-	planWays      = 4        // cached schedules per kind of collective
-	planBudget    = 64 << 20 // bytes the cached schedules of a node hold
-	cacheMaxBytes = 64 << 10 // largest buffer of a cached aggregate member (aggregate.go)
+	planWays   = 4        // cached schedules per kind of collective
+	planBudget = 64 << 20 // bytes the cached schedules of a node hold
 )
 
 // planCache holds a node's cached schedules. Lookups happen outside the

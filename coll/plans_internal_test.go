@@ -145,3 +145,41 @@ func TestPlanKeyEqual(t *testing.T) {
 		t.Fatalf("only %d fields checked", len(paths))
 	}
 }
+
+// TestAggregateBudget: a team's cached aggregates count in the node's
+// budget with its cached schedules: one that would pass it is not kept
+// unless it replaces an idle one, and a destroyed team's give their bytes
+// back.
+func TestAggregateBudget(t *testing.T) {
+	var pc planCache
+	var ag aggregate
+	big := make([]byte, planBudget/2)
+	newAgg := func() *aggOp { return &aggOp{members: []aggCall{{dst: big}}} }
+	a1, a2, a3 := newAgg(), newAgg(), newAgg()
+	ag.keep(&pc, a1)
+	ag.keep(&pc, a2)
+	if !a1.cached || !a2.cached || pc.held.Load() != planBudget {
+		t.Fatalf("two aggregates within the budget: cached %v %v, %d bytes held", a1.cached, a2.cached, pc.held.Load())
+	}
+	n := &node{}
+	buf := make([]byte, 16)
+	o := newSchedOp(n, &teamNode{n: n}, &call{key: planKey{kind: kBroadcast, n: 8, dst: idOf(buf[:8]), src: idOf(buf[8:])}, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}},
+		[]round{{sends: []xfer{{peer: 1, buf: buf[:8], client: true}}}}, &scratch{})
+	pc.keep(o)
+	if o.cached {
+		t.Fatal("a schedule was cached past the budget the aggregates hold")
+	}
+	ag.keep(&pc, a3)
+	if a3.cached {
+		t.Fatal("an aggregate was cached in place of running ones")
+	}
+	a1.idle.Store(true) // as its Retire does
+	ag.keep(&pc, a3)
+	if !a3.cached || pc.held.Load() != planBudget {
+		t.Fatalf("an aggregate in place of an idle one: cached %v, %d bytes held", a3.cached, pc.held.Load())
+	}
+	ag.drop(&pc)
+	if pc.held.Load() != 0 {
+		t.Fatalf("a dropped team's aggregates left %d bytes in the budget", pc.held.Load())
+	}
+}

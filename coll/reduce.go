@@ -499,18 +499,20 @@ func reduceScatterGatherSched(g geom, rd reducer, d dist, dst []byte, src [][]by
 	}
 	pieces[me] = own[myLo:myHi]
 	mine := dst[myLo:myHi]
+	// Intermediate folds alternate between two buffers of the schedule
+	// (none with two nodes, one with three), not allocated at each run.
+	n := myHi - myLo
+	var bufs [2][]byte
+	for q := 1; q < g.P-1 && q < 3; q++ {
+		bufs[q%2] = g.buf(n)
+	}
 	var r1 round
 	r1.copies = append(r1.copies, compute(true, true, func() {
 		// Fold in rank order, alternating two buffers, the last step into dst.
-		n := myHi - myLo
-		var bufs [2][]byte // intermediate folds; none with two nodes
 		acc := pieces[0]
 		for q := 1; q < g.P; q++ {
 			out := mine
 			if q < g.P-1 {
-				if bufs[q%2] == nil {
-					bufs[q%2] = make([]byte, n)
-				}
 				out = bufs[q%2]
 			}
 			rd.call(out, acc, pieces[q], n)

@@ -85,6 +85,7 @@ type schedOp struct {
 	slot    uint32
 	idxBase uint32 // added to transfer indices in tokens (an aggregate's part: aggregate.go)
 	tagBase int
+	mbases  []int  // an aggregate's part: its members' tag bases (wireBase)
 	items   []item // the receives of all rounds, then the sends in round order
 	state   []roundState
 	posted  bool

@@ -59,8 +59,8 @@ const (
 // Token indices of control messages: auxIdx plus the transfer's index in
 // segState.xs; done messages (nobody waits for them) have ignoreIdx too.
 const (
-	auxIdx    = 1 << 22
-	ignoreIdx = 1 << 23
+	auxIdx    = 1 << 30
+	ignoreIdx = 1 << 31
 )
 
 // segState is a schedule's one-sided path.
@@ -198,7 +198,7 @@ func (o *schedOp) postSeg() error {
 // putCtl fills x's control message: offset off and the header.
 func (o *schedOp) putCtl(x *segXfer, off int64) {
 	binary.LittleEndian.PutUint64(x.ctl[:], uint64(off))
-	o.putHdr(x.ctl[8:], len(x.buf))
+	o.putHdr(x.ctl[8:], o.tagBase, len(x.buf))
 }
 
 // token is item i's token.
@@ -258,7 +258,7 @@ func (o *schedOp) stepSeg() error {
 		if x.acted || !x.ctlDone || !x.ctlIn || (x.send && !x.started) {
 			continue
 		}
-		if !o.checkHdr(x.ctl[8:], len(x.buf), x.peer) {
+		if !o.checkHdr(x.ctl[8:], len(x.buf), x.peer, o.tagBase) {
 			return o.err
 		}
 		x.acted = true

@@ -391,6 +391,7 @@ func (im *Image) Destroy(t *images.Team) error {
 		return err
 	}
 	n := im.n
+	tn.agg.drop(&n.plans)
 	n.mu.Lock()
 	delete(n.teams, t)
 	n.mu.Unlock()

@@ -139,9 +139,7 @@ func (tn *teamNode) stalled(k kind, tagBase int, nodes []int) string {
 func (a *aggOp) Stalled() string {
 	var nodes []int
 	for _, o := range a.subs {
-		if o != nil {
-			nodes = o.peersInFlight(nodes)
-		}
+		nodes = o.peersInFlight(nodes)
 	}
 	m := &a.members[len(a.members)-1]
 	return fmt.Sprintf("an aggregate of %d collectives ending with %v #%d on %s (node %d): %s",

@@ -24,7 +24,8 @@ import (
 //     receive posted late (large messages wait for their receive anyway).
 //     This needs the message to be the only one of its schedule on its
 //     peer and sub-tag in its direction; a schedule where it is not sends
-//     it inline instead (never the case in today's schedules).
+//     it inline instead (never the case in today's schedules: where an
+//     aggregate's members do not fuse, each message has its member's tag).
 //
 // A header that does not match (another call's arguments, another length,
 // a stale message of the same tag 2^seqBits operations older) fails the
@@ -37,8 +38,10 @@ const (
 	hdrSize   = 16
 	inlineMax = 4 << 10
 	// hdrIdx marks, in a token's index, the header message of a large
-	// transfer (below auxIdx: the one-sided path's; see segment.go).
-	hdrIdx = 1 << 21
+	// transfer (below auxIdx: the one-sided path's; see segment.go). The
+	// marks are the index's top bits: below them, an aggregate numbers the
+	// transfers of its schedules one after another (aggregate.go).
+	hdrIdx = 1 << 29
 )
 
 // wireX is a transfer's header state.
@@ -74,6 +77,15 @@ func (o *schedOp) setupWire() {
 	})
 }
 
+// wireBytes is the size of the header buffers.
+func (o *schedOp) wireBytes() int {
+	n := 0
+	for _, wx := range o.wire {
+		n += len(wx.w)
+	}
+	return n
+}
+
 // eachXfer calls f on the schedule's transfers in the order of its items:
 // the receives of every round, then the sends of every round.
 func (o *schedOp) eachXfer(f func(x xfer, send bool)) {
@@ -98,7 +110,7 @@ func seqOf(base int) uint64 {
 // wireTag is the tag of sub-tag sub of the operation of tag base base.
 func wireTag(base, sub int) int { return base&(1<<32-1) | sub }
 
-func (o *schedOp) putHdr(h []byte, n int) { putHdr(h, o.tagBase, o.sigHash, n) }
+func (o *schedOp) putHdr(h []byte, base, n int) { putHdr(h, base, o.sigHash, n) }
 
 // putHdr writes into h the header of a message of n bytes of the
 // operation of tag base tagBase whose arguments hash to sig.
@@ -108,10 +120,21 @@ func putHdr(h []byte, tagBase int, sig uint32, n int) {
 }
 
 // checkHdr fails the operation unless header h is the one this end would
-// have sent for n bytes from peer.
-func (o *schedOp) checkHdr(h []byte, n, peer int) bool {
-	o.err = o.n.hdrErr(h, n, peer, &o.key, o.tagBase, o.sigHash)
+// have sent for n bytes from peer on tag base base.
+func (o *schedOp) checkHdr(h []byte, n, peer, base int) bool {
+	o.err = o.n.hdrErr(h, n, peer, &o.key, base, o.sigHash)
 	return o.err == nil
+}
+
+// wireBase is the tag base and sub-tag of a transfer of sub-tag sub: the
+// operation's, or, for a sub-tag at or above 1<<subBits, that of the
+// aggregate's member sub>>subBits - 1 (aggregate.go: its own message in a
+// fused schedule) with the sub-tag below.
+func (o *schedOp) wireBase(sub int) (base, s int) {
+	if m := sub >> subBits; m > 0 {
+		return o.mbases[m-1], sub & (1<<subBits - 1)
+	}
+	return o.tagBase, sub
 }
 
 // hdrErr is nil when header h is the one this node would have sent for n
@@ -131,16 +154,17 @@ func (n *node) hdrErr(h []byte, nb, peer int, k *planKey, tagBase int, sig uint3
 
 // isend starts send item idx (x) with its header.
 func (o *schedOp) isend(idx uint32, x xfer) (bool, error) {
-	tag := wireTag(o.tagBase, x.sub)
+	base, sub := o.wireBase(x.sub)
+	tag := wireTag(base, sub)
 	wx := &o.wire[idx]
 	switch {
 	case wx.w == nil:
 	case wx.inline:
-		o.putHdr(wx.w, len(x.buf))
+		o.putHdr(wx.w, base, len(x.buf))
 		copy(wx.w[hdrSize:], x.buf)
 		return o.cd.Isend(x.peer, tag, wx.w, o.token(idx))
 	default:
-		o.putHdr(wx.w, len(x.buf))
+		o.putHdr(wx.w, base, len(x.buf))
 		o.left++ // until the header's send completes
 		done, err := o.cd.Isend(x.peer, tag, wx.w, o.token(hdrIdx|idx))
 		if err != nil {
@@ -155,7 +179,7 @@ func (o *schedOp) isend(idx uint32, x xfer) (bool, error) {
 
 // irecv posts receive item idx (x): the payload's own, or its header's.
 func (o *schedOp) irecv(idx uint32, x xfer) (bool, error) {
-	tag := wireTag(o.tagBase, x.sub)
+	tag := wireTag(o.wireBase(x.sub))
 	wx := &o.wire[idx]
 	switch {
 	case wx.w == nil:
@@ -174,10 +198,11 @@ func (o *schedOp) irecv(idx uint32, x xfer) (bool, error) {
 // matched; done reports the payload there already.
 func (o *schedOp) hdrArrived(idx uint32) (bool, error) {
 	wx := &o.wire[idx]
-	if !o.checkHdr(wx.w, len(wx.buf), wx.peer) {
+	base, sub := o.wireBase(wx.sub)
+	if !o.checkHdr(wx.w, len(wx.buf), wx.peer, base) {
 		return false, o.err
 	}
-	return o.cd.Irecv(wx.peer, wireTag(o.tagBase, wx.sub), wx.buf, o.token(idx))
+	return o.cd.Irecv(wx.peer, wireTag(base, sub), wx.buf, o.token(idx))
 }
 
 // completeHdr records the header message of item idx complete: a send's,
@@ -203,7 +228,8 @@ func (o *schedOp) unwrap(idx uint32) bool {
 	if !wx.inline || o.items[idx].send || o.items[idx].seg != 0 {
 		return true
 	}
-	if !o.checkHdr(wx.w, len(wx.buf), wx.peer) {
+	base, _ := o.wireBase(wx.sub)
+	if !o.checkHdr(wx.w, len(wx.buf), wx.peer, base) {
 		return false
 	}
 	copy(wx.buf, wx.w[hdrSize:])

@@ -19,15 +19,19 @@ type AggregateConfig struct {
 	Rounds int
 	// Seed picks the members (the same on every image).
 	Seed uint64
+	// Sizes, when set, are the block sizes members draw from; by default
+	// 1 to 300 bytes.
+	Sizes []int
 }
 
 // Aggregates checks aggregation (the Aggregate flag) on team t; every image
 // of t calls it, nd being its node. Each aggregate has members of random
-// kinds, roots, block sizes and sync modes (all nine), initiated with
-// Aggregate, and a Last member without it, blocking or not; the Last's
-// sync must complete every member, whose destinations are then checked as
-// if each had run alone. Aggregates alternate between every image calling
-// (AllThreads) and a representative calling the m forms for its node.
+// kinds, roots, block sizes (cfg.Sizes) and sync modes (all nine),
+// initiated with Aggregate, and a Last member without it, blocking or
+// not; the Last's sync must complete every member, whose destinations are
+// then checked as if each had run alone. Aggregates alternate between
+// every image calling (AllThreads) and a representative calling the m
+// forms for its node.
 func Aggregates(im *coll.Image, nd *Node, t *images.Team, cfg AggregateConfig) error {
 	if cfg.Members == nil {
 		cfg.Members = []int{1, 2, 3, 7, 16, 64}
@@ -60,6 +64,9 @@ func Aggregates(im *coll.Image, nd *Node, t *images.Team, cfg AggregateConfig) e
 				k := &kinds[rng.IntN(len(kinds))]
 				root := rng.IntN(P)
 				n := 1 + rng.IntN(300)
+				if cfg.Sizes != nil {
+					n = cfg.Sizes[rng.IntN(len(cfg.Sizes))]
+				}
 				f := ins[rng.IntN(3)] | outs[rng.IntN(3)] | addr
 				relaxed = relaxed || f.Out() == gsync.OutNoSync
 				if !rep {

@@ -42,6 +42,27 @@ func TestAggregatesMPI(t *testing.T) {
 	}
 }
 
+// TestAggregatesLargeMPI: aggregates whose members' blocks are around and
+// above the sizes where aggregation changes how they travel (packed into
+// one message, each on its own tag, each its own schedule) and where the
+// conduit's paths change (shared-memory rings, MPI with a header message
+// first) give each member's data, with one and two images per rank.
+func TestAggregatesLargeMPI(t *testing.T) {
+	np := mpi.World().Size()
+	for i, per := range tables(np)[:2] {
+		t.Run(fmt.Sprint(per), func(t *testing.T) {
+			err := runImages(per, coll.Options{}, func(im *coll.Image, nd *colltest.Node) error {
+				cfg := colltest.AggregateConfig{Seed: uint64(np*10 + i + 5), Members: []int{1, 3, 16}, Rounds: 4,
+					Sizes: []int{8, 2100, 4097, 8192, 9000, 40000}}
+				return colltest.Aggregates(im, nd, im.TeamAll(), cfg)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
 // TestAggregateReduceAllMPI: 16 aggregated integer sums, one image per
 // rank, equal native MPI_Allreduce's, in every output mode.
 func TestAggregateReduceAllMPI(t *testing.T) {
