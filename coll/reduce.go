@@ -486,11 +486,19 @@ func reduceScatterGatherSched(g geom, rd reducer, d dist, dst []byte, src [][]by
 	own := v.elem(0)
 	r0 := round{copies: r0copies}
 	myLo, myHi := chunk(me)
+	mine := dst[myLo:myHi]
 	pieces := make([][]byte, g.P) // chunk me of each node's partial
 	for i := 1; i < g.P; i++ {
 		from := (me - i + g.P) % g.P
-		pieces[from] = g.buf(myHi - myLo)
-		r0.recvs = append(r0.recvs, xfer{g.node(from), 0, pieces[from], false})
+		// The last node's chunk, the last fold's right operand, comes
+		// into dst for a ready-made function to fold in place (see
+		// reduceSched).
+		into := rd.own && from == g.P-1
+		pieces[from] = mine
+		if !into {
+			pieces[from] = g.buf(myHi - myLo)
+		}
+		r0.recvs = append(r0.recvs, xfer{g.node(from), 0, pieces[from], into})
 	}
 	for i := 1; i < g.P; i++ {
 		to := (me + i) % g.P
@@ -498,7 +506,6 @@ func reduceScatterGatherSched(g geom, rd reducer, d dist, dst []byte, src [][]by
 		r0.sends = append(r0.sends, xfer{g.node(to), 0, own[lo:hi], r0copies == nil})
 	}
 	pieces[me] = own[myLo:myHi]
-	mine := dst[myLo:myHi]
 	// Intermediate folds alternate between two buffers of the schedule
 	// (none with two nodes, one with three), not allocated at each run.
 	n := myHi - myLo

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"math/bits"
 	"os"
 	"runtime"
 	"slices"
@@ -269,6 +270,10 @@ type shm struct {
 	max   int        // largest transfer through the rings
 	ids   uint64     // last receive id
 	err   error      // a message that did not fit its receive, reported by Poll
+	// spare holds the buffers of unexpected messages already received, by
+	// size class (powers of two), for the next ones: collectives of many
+	// members (aggregates) meet them on every run.
+	spare [bits.UintSize][][]byte
 	// oversubscribed: more processes on the machine than processors (see
 	// machineProcs), which a node of few processes may be too. Waits
 	// then yield the processor between polls (see Conduit.Idle); spinning
@@ -395,6 +400,7 @@ func (s *shm) irecv(p *shmPeer, tag int, b []byte, token uint64) bool {
 		if m := p.unexpected.at(i); m.tag == tag {
 			s.fits(len(m.data), tag, len(b))
 			copy(b, m.data)
+			s.putSpare(m.data)
 			p.unexpected.remove(i)
 			return true
 		}
@@ -402,6 +408,21 @@ func (s *shm) irecv(p *shmPeer, tag int, b []byte, token uint64) bool {
 	s.ids++
 	p.posted.push(shmXfer{tag: tag, buf: b, token: token, id: s.ids})
 	return s.drain(p, s.ids)
+}
+
+// getSpare is a buffer of n bytes for an unexpected message.
+func (s *shm) getSpare(n int) []byte {
+	c := bits.Len(uint(n))
+	if b, ok := pop(&s.spare[c]); ok {
+		return b[:n]
+	}
+	return make([]byte, n, 1<<c)
+}
+
+// putSpare takes back an unexpected message's buffer once copied out.
+func (s *shm) putSpare(b []byte) {
+	c := bits.Len(uint(cap(b) - 1))
+	s.spare[c] = append(s.spare[c], b)
 }
 
 // fits records in s.err a message of n bytes for a receive of want, which
@@ -439,7 +460,7 @@ func (s *shm) drain(p *shmPeer, want uint64) (got bool) {
 			}
 		}
 		if !matched {
-			data := make([]byte, n)
+			data := s.getSpare(n)
 			p.in.payload(data)
 			p.unexpected.push(shmMsg{tag, data})
 		}

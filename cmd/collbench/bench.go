@@ -24,6 +24,7 @@ type bench struct {
 	status   [1]byte     // the release of the images-per-node rows (measureImages)
 	// the buffers of the aggregate rows' members (aggregate.go)
 	aggDst, aggSrc [][]byte
+	aggStride      int            // bytes from one member's buffer to the next (aggBufs)
 	window         []*mpi.Request // the Stream row's requests (goStream)
 	streamAt       int64          // the Stream row's messages so far, Go and C loops (goStream)
 

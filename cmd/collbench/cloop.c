@@ -14,6 +14,24 @@
 	}                                            \
 	return MPI_SUCCESS
 
+// One call on each of k buffers stride bytes apart: an iteration of the
+// Agg16 rows' native side.
+static int cb_bcast_members(char *buf, long stride, int k, int n) {
+	for (int m = 0; m < k; m++) {
+		int rc = MPI_Bcast(buf + m * stride, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+		if (rc != MPI_SUCCESS) return rc;
+	}
+	return MPI_SUCCESS;
+}
+
+static int cb_allreduce_members(const char *s, char *r, long stride, int k, int n) {
+	for (int m = 0; m < k; m++) {
+		int rc = MPI_Allreduce(s + m * stride, r + m * stride, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+		if (rc != MPI_SUCCESS) return rc;
+	}
+	return MPI_SUCCESS;
+}
+
 int cb_pingpong(int rank, const void *sbuf, void *rbuf, int n, int iters) {
 	if (rank == 0) {
 		for (int i = 0; i < iters; i++) {
@@ -68,6 +86,14 @@ int cb_stream(int rank, const void *sbuf, void *rbuf, int n, int iters, long lon
 int cb_barrier(int iters) { LOOP(MPI_Barrier(MPI_COMM_WORLD)); }
 
 int cb_bcast(void *buf, int n, int iters) { LOOP(MPI_Bcast(buf, n, MPI_BYTE, 0, MPI_COMM_WORLD)); }
+
+int cb_bcast_each(void *buf, long stride, int k, int n, int iters) {
+	LOOP(cb_bcast_members((char *)buf, stride, k, n));
+}
+
+int cb_allreduce_each(const void *s, void *r, long stride, int k, int n, int iters) {
+	LOOP(cb_allreduce_members((const char *)s, (char *)r, stride, k, n));
+}
 
 int cb_reduce(const double *s, double *r, int n, int iters) {
 	LOOP(MPI_Reduce(s, r, n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));

@@ -91,6 +91,19 @@ func (b *bench) cReduceScatterBlock(size, iters int) error {
 	return cErr("MPI_Reduce_scatter_block", C.cb_reduce_scatter_block(f64Ptr(b.sf), f64Ptr(b.rf), C.int(elems(size)), C.int(iters)))
 }
 
+// cAggBcast and cAggAllreduce are the Agg16 rows' native side: per
+// iteration one call on each member's buffers (aggregate.go).
+func (b *bench) cAggBcast(size, iters int) error {
+	dst, _ := b.aggBufs(aggMembers, size)
+	return cErr("MPI_Bcast", C.cb_bcast_each(bytesPtr(dst[0]), C.long(b.aggStride), C.int(aggMembers), C.int(size), C.int(iters)))
+}
+
+func (b *bench) cAggAllreduce(size, iters int) error {
+	dst, src := b.aggBufs(aggMembers, 8*elems(size))
+	return cErr("MPI_Allreduce", C.cb_allreduce_each(bytesPtr(src[0]), bytesPtr(dst[0]), C.long(b.aggStride), C.int(aggMembers),
+		C.int(elems(size)), C.int(iters)))
+}
+
 func (b *bench) cIbcast(size, iters int) error {
 	return cErr("MPI_Ibcast/MPI_Wait", C.cb_ibcast(bytesPtr(b.sb), C.int(size), C.int(iters)))
 }

@@ -20,6 +20,10 @@ int cb_alltoall(const void *s, void *r, int n, int iters);
 int cb_scan(const double *s, double *r, int n, int iters);
 int cb_exscan(const double *s, double *r, int n, int iters);
 int cb_reduce_scatter_block(const double *s, double *r, int n, int iters);
+// cb_bcast_each and cb_allreduce_each call once per iteration on each of
+// k buffers stride bytes apart.
+int cb_bcast_each(void *buf, long stride, int k, int n, int iters);
+int cb_allreduce_each(const void *s, void *r, long stride, int k, int n, int iters);
 int cb_ibcast(void *buf, int n, int iters);
 int cb_iallreduce(const double *s, double *r, int n, int iters);
 int cb_igather(const void *s, void *r, int n, int iters);
