@@ -46,8 +46,8 @@ func main() {
 	ops := flag.String("ops", "", "with -markdown: the rows drawn, comma-separated `patterns` (path.Match; default gocoll.*)")
 	sizes := flag.String("sizes", "", "with -markdown: the sizes drawn, a comma-separated `list` of N, N-M and N- (8,64K-)")
 	flag.Float64Var(&md.limit, "limit", 1, "with -markdown check: the greatest median ratio that meets the aim")
-	flag.BoolVar(&md.spread, "spread", false, "with -markdown ratios: each median's least and greatest round too")
-	flag.BoolVar(&md.roots, "roots", false, "with -markdown ratios and check: a line of a rooted row's root (rank 0) too")
+	flag.BoolVar(&md.spread, "spread", false, "with -markdown ratios and collectives: each median's least and greatest round too")
+	flag.BoolVar(&md.roots, "roots", false, "with -markdown collectives, ratios and check: a line of a rooted row's root (rank 0) too")
 	median := flag.String("median", "", "write to `file` each row of the argument files (rounds) at its median ratio_go_c")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: perfcompare -base b1.csv,b2.csv,... -head h1.csv,h2.csv,...\n"+

@@ -38,7 +38,7 @@ type mdConfig struct {
 // -ops does not say.
 var mdKinds = map[string][]string{
 	// one line per gocoll collective of one image per process, a cell per
-	// size with its blocking and NB ratio, "X, root" lines for the root
+	// size with its blocking and NB ratio, with -roots "X, root" lines
 	"collectives": {"gocoll.*"},
 	// one line per row, a cell per size with the median ratio: Go/C, or the
 	// images-per-node ratio of an A/B row
@@ -46,7 +46,7 @@ var mdKinds = map[string][]string{
 	// one line per row, a cell per size with the median gocoll and native µs
 	"latency": {"gocoll.*"},
 	// one line per row and size, a column per group with its median µs and
-	// its ratio to the first group's
+	// its median Go/C
 	"modes": {"gocoll.*"},
 	// one sentence: whether every row's median ratio at the sizes drawn is
 	// at most -limit, and which are not
@@ -278,9 +278,12 @@ func markdown(w io.Writer, cfg mdConfig, groups []group) error {
 	}
 	switch cfg.kind {
 	case "collectives":
-		collectivesTable(t, runs, ops, szs, heads)
+		collectivesTable(t, runs, ops, szs, heads, cfg)
 	case "ratios":
 		heads[0] = "gocoll / MPI"
+		if !slices.ContainsFunc(ops, func(op string) bool { return !strings.Contains(op, "/") }) {
+			heads[0] = "T images / 1 image per process"
+		}
 		t.head(heads...)
 		for _, op := range ops {
 			for _, atRoot := range rootLines(runs, op, cfg.roots) {
@@ -330,8 +333,8 @@ func lineName(op string, atRoot bool) string {
 
 // collectivesTable draws one line per collective of one image per process
 // (gocoll.X and gocoll.XNB, X without a dot), each cell "blocking / NB",
-// and after a rooted one a line of its root's figures.
-func collectivesTable(t *mdTable, runs []run, ops []string, szs []int, heads []string) {
+// and with roots after a rooted one a line of its root's figures.
+func collectivesTable(t *mdTable, runs []run, ops []string, szs []int, heads []string, cfg mdConfig) {
 	var names []string
 	for _, op := range ops {
 		name, ok := strings.CutPrefix(op, "gocoll.")
@@ -347,15 +350,15 @@ func collectivesTable(t *mdTable, runs []run, ops []string, szs []int, heads []s
 	t.head(heads...)
 	for _, name := range names {
 		b, nb := "gocoll."+name, "gocoll."+name+"NB"
-		for _, atRoot := range rootLines(runs, b, true) {
+		for _, atRoot := range rootLines(runs, b, cfg.roots) {
 			cells := []string{lineName(name, atRoot)}
 			for _, s := range szs {
 				x, y := ratios(runs, key{b, s}, atRoot), ratios(runs, key{nb, s}, atRoot)
 				switch {
 				case len(y) == 0:
-					cells = append(cells, cell(x, false))
+					cells = append(cells, cell(x, cfg.spread))
 				default:
-					cells = append(cells, cell(x, false)+" / "+cell(y, false))
+					cells = append(cells, cell(x, cfg.spread)+" / "+cell(y, cfg.spread))
 				}
 			}
 			t.line(cells...)
@@ -384,11 +387,11 @@ func us(v float64) string {
 }
 
 // modesTable draws one line per row and size, a column per group with the
-// median of the row's Go average over the group's rounds and, after the
-// first, its ratio to the first group's; the last column is the first
-// group's native collective.
+// medians of the row's Go average over the group's rounds and of its Go/C
+// (against the native collective timed beside it, which cancels much of a
+// change of the machine's state between the groups' runs).
 func modesTable(t *mdTable, groups []group, ops []string, szs []int) {
-	heads := []string{"µs"}
+	heads := []string{"µs (gocoll / MPI)"}
 	for i, g := range groups {
 		label := g.label
 		if label == "" {
@@ -396,32 +399,18 @@ func modesTable(t *mdTable, groups []group, ops []string, szs []int) {
 		}
 		heads = append(heads, label)
 	}
-	t.head(append(heads, "MPI")...)
+	t.head(heads...)
 	for _, op := range ops {
 		for _, s := range szs {
 			k := key{op, s}
 			cells := []string{op + ", " + sizeName(s)}
-			var first float64
-			for i, g := range groups {
+			for _, g := range groups {
 				xs := over(g.runs, func(r run) (float64, bool) { x, ok := r.rows[k]; return x.goAvg, ok && x.goAvg > 0 })
 				if len(xs) == 0 {
 					cells = append(cells, "–")
 					continue
 				}
-				m := summarize(xs).med
-				c := us(m)
-				if i == 0 {
-					first = m
-				} else if first > 0 {
-					c += fmt.Sprintf(" (%.2f×)", m/first)
-				}
-				cells = append(cells, c)
-			}
-			c := over(groups[0].runs, func(r run) (float64, bool) { x, ok := r.rows[k]; return x.cAvg, ok && x.cAvg > 0 })
-			if len(c) == 0 {
-				cells = append(cells, "–")
-			} else {
-				cells = append(cells, us(summarize(c).med))
+				cells = append(cells, fmt.Sprintf("%s (%s)", us(summarize(xs).med), cell(ratios(g.runs, k, false), false)))
 			}
 			t.line(cells...)
 		}

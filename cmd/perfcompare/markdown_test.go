@@ -97,12 +97,22 @@ func TestCollectivesTable(t *testing.T) {
 	// Three rounds: the blocking Broadcast of 8 B at 2, 4 and 3 µs against
 	// 1, so 3 is the median.
 	g := group{runs: []run{mdRound(t, "2"), mdRound(t, "4"), mdRound(t, "3")}}
-	got := render(t, mdConfig{kind: "collectives"}, g)
+	got := render(t, mdConfig{kind: "collectives", roots: true}, g)
 	want := `| gocoll / MPI: blocking / NB | 8 B | 64 KiB |
 | --- | ---: | ---: |
 | Broadcast | 3.00 / 0.50 | 2.00 / 1.00 |
 | Broadcast, root | 1.50 / 1.00 | 1.00 / 1.00 |
 | ReduceAll | 0.50 | 3.00 |
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	// With the spread, without the roots.
+	got = render(t, mdConfig{kind: "collectives", spread: true, sizes: sizeSet{{8, 8}}}, g)
+	want = `| gocoll / MPI: blocking / NB | 8 B |
+| --- | ---: |
+| Broadcast | 3.00 (2.00..4.00) / 0.50 (0.50..0.50) |
+| ReduceAll | 0.50 (0.50..0.50) |
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
@@ -120,6 +130,11 @@ func TestRatiosTable(t *testing.T) {
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	// Images rows alone: their ratio is not against MPI.
+	got = render(t, mdConfig{kind: "ratios", ops: []string{"gocoll.*/*"}, sizes: sizeSet{{8, 8}}}, g)
+	if want := "| T images / 1 image per process | 8 B |\n| --- | ---: |\n| gocoll.T2.ReduceAll/gocoll.ReduceAll | 0.50 |\n"; got != want {
+		t.Errorf("images rows:\n%s\nwant\n%s", got, want)
 	}
 	// One round: no spread to show; no root line unless asked for.
 	got = render(t, mdConfig{kind: "ratios", ops: []string{"gocoll.Broadcast"}, spread: true}, group{runs: g.runs[:1]})
@@ -150,9 +165,9 @@ func TestModesTable(t *testing.T) {
 	polling := group{label: "polling", runs: []run{mdRound(t, "2"), mdRound(t, "2")}}
 	goroutine := group{label: "goroutine", runs: []run{mdRound(t, "5"), mdRound(t, "3")}}
 	got := render(t, mdConfig{kind: "modes", ops: []string{"gocoll.Broadcast"}, sizes: sizeSet{{8, 8}}}, polling, goroutine)
-	want := `| µs | polling | goroutine | MPI |
-| --- | ---: | ---: | ---: |
-| gocoll.Broadcast, 8 B | 2.00 | 4.00 (2.00×) | 1.00 |
+	want := `| µs (gocoll / MPI) | polling | goroutine |
+| --- | ---: | ---: |
+| gocoll.Broadcast, 8 B | 2.00 (2.00) | 4.00 (4.00) |
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
