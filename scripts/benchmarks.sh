@@ -20,12 +20,13 @@
 #             docs/collbench-np2-ratios.png are drawn from it; the tables give
 #             the median over the rounds. About 1 minute a round.
 #   np4       gocoll's collectives from 64 KiB at np 4 (4 ranks on 2 cores),
-#             in rounds: docs/collbench-np4.csv, its table with the spread.
+#             in 2 GOCOLL_ROUNDS - 1 rounds (5; 15 s each): docs/collbench-np4.csv
+#             (each row of its median round), its table with the spread.
 #   modes     progress modes and checked mode at np 2, in rounds.
 #   mpich     gocoll against MPICH's native collectives at np 2, in rounds.
 #   fortran   scripts/coarray-bench.sh at np 2, and scripts/cosum-rounds.sh.
-#   examples  scripts/examples.sh (heat2d and cg beside their C twins),
-#             under the lock as a whole.
+#   examples  scripts/examples.sh at np 2 (heat2d and cg beside their C
+#             twins), under the lock as a whole.
 # The aims' status (section aims) comes from the np2 and np4 parts.
 #
 # Why rounds and medians: one run is not a measure on these 2-core VMs, which
@@ -71,10 +72,12 @@ one=$blocking,$nb
 # The collbench command line of a part, as run and as printed in the doc.
 np2_args="--quiet"
 np4_args="--quiet --ops $one --min-size 64K --max-size 1M"
-modes_ops=gocoll.Broadcast,gocoll.GatherAll,gocoll.ReduceAll,gocoll.BroadcastNB
+modes_ops=gocoll.Broadcast,gocoll.ReduceAll,gocoll.BroadcastNB
 modes_args="--quiet --ops $modes_ops --min-size 8 --max-size 64K --step 8192"
 modes="polling goroutine periodic checked"
 mpich_args="--quiet --ops gocoll.Broadcast,gocoll.GatherAll,gocoll.Exchange,gocoll.ReduceAll --min-size 8 --max-size 1M --step 128"
+coarray_sizes="1 1000 1000000"
+examples_nps=2
 
 # stamp PART T0: what the part's measurement ran on, for its sections.
 stamp() {
@@ -98,13 +101,13 @@ files() { ls "$out/$1/$2"-[0-9]*.csv | sort -V | paste -sd, -; }
 # count FILES: how many rounds a comma-separated list holds.
 count() { echo "$1" | tr ',' '\n' | wc -l; }
 
-# collbench_rounds PART NP ARGS...: GOCOLL_ROUNDS runs of collbench, each
-# under the lock, into PART/r-N.csv (and .txt).
+# collbench_rounds PART NP ROUNDS ARGS...: runs of collbench, each under
+# the lock, into PART/r-N.csv (and .txt).
 collbench_rounds() {
-	local part=$1 np=$2
-	shift 2
-	for r in $(seq "$rounds"); do
-		[ -t 2 ] && printf '\r# %s: round %d of %d   ' "$part" "$r" "$rounds" >&2
+	local part=$1 np=$2 n=$3
+	shift 3
+	for r in $(seq "$n"); do
+		[ -t 2 ] && printf '\r# %s: round %d of %d   ' "$part" "$r" "$n" >&2
 		flock "$lock" $(mpirun_cmd "$np") bin/collbench "$@" --csv "$out/$part/r-$r.csv" >"$out/$part/r-$r.txt"
 	done
 	[ -t 2 ] && printf '\r%40s\r' "" >&2
@@ -116,8 +119,8 @@ measure() {
 	rm -rf "${out:?}/$part" && mkdir -p "$out/$part"
 	echo "== $part"
 	case $part in
-	np2) collbench_rounds np2 2 $np2_args ;;
-	np4) collbench_rounds np4 4 $np4_args ;;
+	np2) collbench_rounds np2 2 "$rounds" $np2_args ;;
+	np4) collbench_rounds np4 4 $((2 * rounds - 1)) $np4_args ;;
 	modes)
 		# The four configurations in turn in every round, the order
 		# reversed in even rounds.
@@ -139,10 +142,10 @@ measure() {
 		done
 		;;
 	fortran)
-		GOCOLL_NPS=2 scripts/coarray-bench.sh >"$out/fortran/coarray.txt"
+		GOCOLL_NPS=2 scripts/coarray-bench.sh $coarray_sizes >"$out/fortran/coarray.txt"
 		scripts/cosum-rounds.sh >"$out/fortran/cosum.txt"
 		;;
-	examples) flock "$lock" scripts/examples.sh >"$out/examples/examples.txt" ;;
+	examples) EXAMPLES_NPS=$examples_nps flock "$lock" scripts/examples.sh >"$out/examples/examples.txt" ;;
 	esac
 	stamp "$part" "$t0"
 }
@@ -172,7 +175,7 @@ md() { bin/perfcompare -markdown "$@"; }
 
 # when PART: the line that dates a part's figures.
 when() {
-	echo "*Measured $(field "$1" date) at $(field "$1" commit), in $(field "$1" seconds) s (load average at the end: $(field "$1" load)).*"
+	echo "*Measured $(field "$1" date) at $(field "$1" commit) (load average at the end: $(field "$1" load)).*"
 }
 
 # state CSV...: the native MPI_Allreduce of 8 B in the rounds, median
@@ -188,9 +191,8 @@ render_np2() {
 	bin/perfcompare -median docs/collbench-np2.csv "$f"
 	bin/collbench --from-csv docs/collbench-np2.csv --plot docs/collbench-np2.png
 	section np2-run <<EOF
-$(when np2) $(count "$f") rounds of the full table, each
-under the lock; Open MPI's MPI_Allreduce of 8 B took $(state ${f//,/ }) µs in them
-(median (least..greatest)). Per round, then the figures:
+$(when np2) $(count "$f") rounds of the full table; Open MPI's
+MPI_Allreduce of 8 B took $(state ${f//,/ }) µs in them. Per round, then the figures:
 
 \`\`\`sh
 flock $lock $(mpirun_cmd 2) bin/collbench $np2_args --csv out/benchmarks/np2/r-N.csv
@@ -198,11 +200,10 @@ bin/perfcompare -median docs/collbench-np2.csv out/benchmarks/np2/r-1.csv,...  #
 bin/collbench --from-csv docs/collbench-np2.csv --plot docs/collbench-np2.png
 \`\`\`
 EOF
-	md collectives "$f" | section np2-collectives
-	md latency -ops "$one" -sizes 8,8K,1M "$f" | section np2-latency
-	md ratios -ops 'gocoll.Agg16.*,gocoll.NoNo.*,gocoll.Seg.*' -roots "$f" | section np2-forms
+	md collectives -roots "$f" | section np2-collectives
+	md latency -ops "$blocking" -sizes 8,8K,1M "$f" | section np2-latency
+	md ratios -ops 'gocoll.Agg16.*,gocoll.NoNo.*,gocoll.Seg.*' "$f" | section np2-forms
 	md ratios -ops 'gocoll.*/*' -sizes 8,128K- -spread "$f" | section np2-images
-	md ratios -ops PingPong,Bcast,Reduce,Allreduce,Allgather,Alltoall,Ibcast,Iallreduce -sizes 8,8K,1M "$f" | section np2-binding
 }
 
 render_np4() {
@@ -216,7 +217,7 @@ render_np4() {
 		echo "flock $lock $(mpirun_cmd 4) bin/collbench $np4_args"
 		echo '```'
 		echo
-		md ratios -ops "$one" -spread "$f"
+		md collectives -spread "$f"
 	} | section np4
 }
 
@@ -245,8 +246,7 @@ render_modes() {
 		echo "$(when modes) Median of $(count "$(files modes polling)") rounds, the four in turn in each:"
 		echo
 		echo '```sh'
-		echo "flock $lock $(mpirun_cmd 2) bin/collbench $modes_args --progress {polling,goroutine,periodic}"
-		echo "flock $lock $(mpirun_cmd 2) bin/collbench $modes_args --check   # checked mode, polling"
+		echo "flock $lock $(mpirun_cmd 2) bin/collbench $modes_args {--progress polling,--progress goroutine,--progress periodic,--check}"
 		echo '```'
 		echo
 		md modes -ops "$modes_ops" "${groups[@]}"
@@ -260,8 +260,7 @@ render_mpich() {
 		echo "$(when mpich) Median of $(count "$f") rounds of"
 		echo
 		echo '```sh'
-		echo "GOFLAGS=-tags=mpich go build -o collbench-mpich ./cmd/collbench"
-		echo "flock $lock $(GOCOLL_MPI=mpich mpirun_cmd 2) collbench-mpich $mpich_args"
+		echo "GOFLAGS=-tags=mpich go build -o cb-mpich ./cmd/collbench && flock $lock $(GOCOLL_MPI=mpich mpirun_cmd 2) cb-mpich $mpich_args"
 		echo '```'
 		echo
 		md latency -ops 'gocoll.*' "$f" | sed 's/gocoll \/ MPI/gocoll \/ MPICH/'
@@ -287,31 +286,30 @@ coarray_table() {
 			print "| µs per call | doubles | gocoll | gocoll checked | OpenCoarrays | MPI (C) | gocoll / OpenCoarrays |"
 			print "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 			for (i = 1; i <= n; i++) {
-				split(order[i], k, " ")
+				split(order[i], name, " ")
 				r = (v[order[i], 1] != "" && v[order[i], 3] > 0) ? sprintf("%.2f", v[order[i], 1] / v[order[i], 3]) : ""
-				printf "| %s | %s | %s | %s | %s | %s | %s |\n", k[1], k[2], f(v[order[i], 1]), f(v[order[i], 2]), f(v[order[i], 3]), f(v[order[i], 4]), r
+				printf "| %s | %s | %s | %s | %s | %s | %s |\n", name[1], name[2], f(v[order[i], 1]), f(v[order[i], 2]), f(v[order[i], 3]), f(v[order[i], 4]), r
 			}
 		}'
 }
 
 render_fortran() {
 	{
-		echo "$(when fortran) \`GOCOLL_NPS=2 scripts/coarray-bench.sh\`, one run, best of 5 batches per figure:"
+		echo "$(when fortran) \`GOCOLL_NPS=2 scripts/coarray-bench.sh $coarray_sizes\`, one run, best of 5 batches per figure:"
 		echo
 		coarray_table <"$out/fortran/coarray.txt"
-	} | section coarray
-	{
-		echo "\`scripts/cosum-rounds.sh\` (same time):"
+		echo
+		echo "The scalar \`co_sum\` in rounds, \`scripts/cosum-rounds.sh\` (same time):"
 		echo
 		echo '```'
 		grep -v '^==' "$out/fortran/cosum.txt"
 		echo '```'
-	} | section cosum
+	} | section coarray
 }
 
 render_examples() {
 	{
-		echo "$(when examples) \`flock $lock scripts/examples.sh\`:"
+		echo "$(when examples) \`EXAMPLES_NPS=$examples_nps flock $lock scripts/examples.sh\`:"
 		echo
 		echo '```'
 		sed -n '/^== summary/,$p' "$out/examples/examples.txt"
