@@ -287,7 +287,11 @@ coarray_table() {
 			print "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 			for (i = 1; i <= n; i++) {
 				split(order[i], name, " ")
-				r = (v[order[i], 1] != "" && v[order[i], 3] > 0) ? sprintf("%.2f", v[order[i], 1] / v[order[i], 3]) : ""
+				r = ""
+				if (v[order[i], 1] > 0 && v[order[i], 3] > 0) {
+					r = v[order[i], 1] / v[order[i], 3]
+					r = r < 0.1 ? sprintf("1/%.0f", 1 / r) : sprintf("%.2f", r) # 1/217: 217x faster
+				}
 				printf "| %s | %s | %s | %s | %s | %s | %s |\n", name[1], name[2], f(v[order[i], 1]), f(v[order[i], 2]), f(v[order[i], 3]), f(v[order[i], 4]), r
 			}
 		}'
