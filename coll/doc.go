@@ -239,8 +239,8 @@
 // team and a hash of its arguments, checked before its payload reaches the
 // caller's memory: a node that receives from a disagreeing call fails,
 // none writes wrong data, meant to cost nothing measurable (two copies of
-// at most 4 KiB per small message, one 16-byte message before a large one;
-// BENCHMARKS.md has the command that measures it). A node that
+// at most 4 KiB per small message, one 16-byte message before a large one).
+// A node that
 // then waits for a message nobody sends (another root, a skipped call)
 // waits: a hang, not corruption. In checked mode (Options.Check, or
 // GOCOLL_CHECK=1) the team's nodes first gather every node's arguments,
@@ -264,9 +264,10 @@
 // computes no longer holds its peers, and Handle.Done gives a channel to
 // select on; operations that call reduction functions registered without
 // AMSafe still advance only in the node's own calls. The agent needs a
-// processor: on these 2-core machines, with a rank per core, the goroutine
-// agent made collectives of 8 B to 64 KiB 2.0–3.3× slower and the periodic
-// one 1.05–1.5× (BENCHMARKS.md), hence Polling by default; pick Goroutine where a
+// processor: on 2-core machines, with a rank per core, the goroutine agent
+// made collectives several times slower and the periodic one a little
+// (BENCHMARKS.md, "Progress modes and checked mode"), hence Polling by
+// default; pick Goroutine where a
 // core is free for it and computation overlaps collectives, Periodic where
 // peers must not stall but cores are busy. Waits spin; between polls they
 // tell a conduit that implements Idler, which may yield the processor when

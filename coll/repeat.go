@@ -10,9 +10,9 @@ import (
 // A repeated call's checks. A scientific code calls the same computational
 // collective on the same buffers again and again (a time step's
 // MPI_Allreduce, a Fortran CO_SUM in a loop). Checking the call (flags,
-// form, function, layouts, and each member's buffers against them) took up
-// to a tenth of a ReduceAll of one element at np 2 (BENCHMARKS.md, "A
-// repeated call's checks"), and what it decides depends on nothing but the
+// form, function, layouts, and each member's buffers against them) is a
+// visible part of a small collective (BenchmarkReduceAllOneNode), and what
+// it decides depends on nothing but the
 // call's arguments and the addresses and lengths of its buffers: a team's
 // members, the node's images and the function table never change. So an
 // image keeps, per team, its last single-address computational call that

@@ -38,9 +38,9 @@ import (
 // producer reads only when the room it last saw runs out. A long payload
 // moves in one copy each way, and never runs across the data ring's end
 // (its producer starts it over at the front); from 49 bytes to about 512
-// a message costs up to 0.1 µs more than with the counter, for a reason
-// not found (BENCHMARKS.md, "One line per message"). The rings start on a
-// cache line (lineAligned), so that a line is one.
+// a message costs a little more than with the counter, for a reason not
+// found (BenchmarkConduitStream). The rings start on a cache line
+// (lineAligned), so that a line is one.
 //
 // Tag matching is MPI's: per sender and tag, in order. The consumer matches
 // the ring's next message against its posted receives; one it cannot match
@@ -54,8 +54,9 @@ const (
 	// ones use MPI, which moves large messages within a node with a single
 	// copy by the receiver. Two copies through a ring beat that at 32 KiB
 	// whether the two processes' processors share a core or not; at 128 KiB
-	// they win by three times when they do and lose by half when they do
-	// not (BENCHMARKS.md), and a machine can be either from run to run.
+	// they win well when they do and lose when they do not (collbench in
+	// alternated rounds, scripts/perf-compare.sh), and a machine can be
+	// either from run to run.
 	ShmMax = maxRing / 8
 
 	ringHeader = 64 // the tails, a line of their own

@@ -4,9 +4,9 @@ package main
 // built with: default.pgo, beside this file, is a CPU profile of
 // coarray/fortran/bench/bench.f90 on this runtime, which go build uses for
 // profile-guided optimization of this package and everything under it
-// (inlining along the hot calls of a collective). Built with it, the
-// runtime's CO_SUM of one double takes 8–15% less time (BENCHMARKS.md,
-// "The runtime built with a profile"). scripts/pgo-profile.sh makes it anew;
+// (inlining along the hot calls of a collective), which makes a small
+// CO_SUM measurably faster (scripts/cosum-rounds.sh with and without
+// -pgo=off). scripts/pgo-profile.sh makes it anew;
 // the code it was taken from may have changed since, which costs PGO only
 // some of its gain, never correctness.
 

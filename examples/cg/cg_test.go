@@ -189,7 +189,7 @@ func TestKernels(t *testing.T) {
 }
 
 // Benchmarks of the kernels beside plain loops: gonum's place in the
-// program is decided by these (see BENCHMARKS.md).
+// program is decided by these.
 func BenchmarkKernels(b *testing.B) {
 	for _, n := range []int{1 << 12, 1 << 20} {
 		x, y := make([]float64, n), make([]float64, n)
