@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gocoll/gocoll/cmd/internal/benchcsv"
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
@@ -73,7 +74,7 @@ func TestRunSmoke(t *testing.T) {
 		}
 		for _, col := range cols {
 			if v, err := strconv.ParseFloat(r[col], 64); err != nil || !(v > 0) {
-				t.Errorf("row %v: column %s = %q, want > 0", r, csvHeader[col], r[col])
+				t.Errorf("row %v: column %s = %q, want > 0", r, benchcsv.Header[col], r[col])
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gocoll/gocoll/cmd/internal/benchcsv"
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
@@ -317,7 +318,7 @@ func TestImagesRows(t *testing.T) {
 	num := func(r []string, col int) float64 {
 		v, err := strconv.ParseFloat(r[col], 64)
 		if err != nil || !(v > 0) {
-			t.Errorf("row %v: column %s = %q, want > 0", r, csvHeader[col], r[col])
+			t.Errorf("row %v: column %s = %q, want > 0", r, benchcsv.Header[col], r[col])
 		}
 		return v
 	}

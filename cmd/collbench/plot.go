@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"image/color"
@@ -10,6 +9,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/gocoll/gocoll/cmd/internal/benchcsv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -332,49 +333,19 @@ func writeFile(name string, write func(io.Writer) error) (err error) {
 }
 
 // readCSV reads rows written by --csv (for --from-csv) and the rank count
-// they were measured on. It finds the columns by their names, so that it
-// reads the files of earlier collbench versions too, without the root's
-// columns (their rows have no root figures then).
+// they were measured on.
 func readCSV(r io.Reader) (rows []row, np int, err error) {
-	recs, err := csv.NewReader(r).ReadAll()
+	recs, err := benchcsv.Read(r)
 	if err != nil {
 		return nil, 0, err
 	}
-	col := map[string]int{}
-	if len(recs) > 0 {
-		for i, name := range recs[0] {
-			col[name] = i
-		}
+	for _, c := range recs {
+		rows = append(rows, row{op: c.Op, size: c.Size, sized: c.Size > 0, ranks: c.Ranks,
+			goAvg: c.GoAvg, cAvg: c.CAvg, rooted: c.Rooted, goRoot: c.GoRoot, cRoot: c.CRoot})
+		np = max(np, c.Ranks)
 	}
-	for _, name := range []string{"op", "size_bytes", "ranks", "go_avg_us", "c_avg_us"} {
-		if _, ok := col[name]; !ok {
-			return nil, 0, fmt.Errorf("not a collbench CSV file (no column %s)", name)
-		}
-	}
-	for i, rec := range recs[1:] {
-		// num reads column name, "" when absent or empty (no root) as 0.
-		num := func(name string) float64 {
-			c, ok := col[name]
-			if !ok || rec[c] == "" {
-				return 0
-			}
-			v, perr := strconv.ParseFloat(rec[c], 64)
-			if perr != nil && err == nil {
-				err = fmt.Errorf("line %d, column %s: %w", i+2, name, perr)
-			}
-			return v
-		}
-		rw := row{op: rec[col["op"]], size: int(num("size_bytes")), ranks: int(num("ranks")),
-			goAvg: num("go_avg_us"), cAvg: num("c_avg_us"), goRoot: num("go_root_us"), cRoot: num("c_root_us")}
-		rw.sized = rw.size > 0
-		if c, ok := col["go_root_us"]; ok && rec[c] != "" {
-			rw.rooted = true
-		}
-		if err != nil {
-			return nil, 0, err
-		}
-		np = max(np, rw.ranks)
-		rows = append(rows, rw)
+	if np == 0 && len(rows) > 0 {
+		return nil, 0, errors.New("not a collbench CSV file (no column ranks)")
 	}
 	return rows, np, nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/gocoll/gocoll/cmd/internal/benchcsv"
 )
 
 // row is one line of the result: latencies in microseconds across ranks.
@@ -62,19 +64,9 @@ func newTable(out, csvOut io.Writer) *table {
 	t := &table{out: out}
 	if csvOut != nil {
 		t.csv = csv.NewWriter(csvOut)
-		t.err = t.csv.Write(csvHeader)
+		t.err = t.csv.Write(benchcsv.Header)
 	}
 	return t
-}
-
-// csvHeader names the CSV columns. New columns go at the end, so that
-// readers of older files, which index columns, keep working; the root's
-// columns are empty in the rows of operations without a root.
-var csvHeader = []string{
-	"op", "size_bytes", "ranks", "iters", "warmup",
-	"go_avg_us", "go_min_us", "go_max_us", "c_avg_us", "c_min_us", "c_max_us",
-	"ratio_go_c", "go_allocs_per_op",
-	"go_root_us", "c_root_us",
 }
 
 // The operation column fits gocoll.T2.ReduceAllM. The root's columns come

@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"strings"
 	"testing"
+
+	"github.com/gocoll/gocoll/cmd/internal/benchcsv"
 )
 
 func TestTable(t *testing.T) {
@@ -62,7 +64,7 @@ func TestTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 5 || strings.Join(recs[0], ",") != strings.Join(csvHeader, ",") {
+	if len(recs) != 5 || strings.Join(recs[0], ",") != strings.Join(benchcsv.Header, ",") {
 		t.Fatalf("csv: %v", recs)
 	}
 	// The root's columns come last, empty where there is no root.

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gocoll/gocoll/cmd/internal/benchcsv"
 )
 
 // key names a collbench row: its operation and message size.
@@ -28,45 +29,16 @@ type run struct {
 	rows  map[key]row
 }
 
-// readRun reads a collbench CSV file. It finds the columns by name, so that
-// files of older collbench versions, without the root's columns (or with
-// columns added later), read too.
+// readRun reads a collbench CSV file.
 func readRun(r io.Reader) (run, error) {
-	recs, err := csv.NewReader(r).ReadAll()
+	recs, err := benchcsv.Read(r)
 	if err != nil {
 		return run{}, err
 	}
-	col := map[string]int{}
-	if len(recs) > 0 {
-		for i, name := range recs[0] {
-			col[name] = i
-		}
-	}
-	for _, name := range []string{"op", "size_bytes", "go_avg_us", "c_avg_us", "go_allocs_per_op"} {
-		if _, ok := col[name]; !ok {
-			return run{}, fmt.Errorf("not a collbench CSV file (no column %s)", name)
-		}
-	}
 	out := run{rows: map[key]row{}}
-	for i, rec := range recs[1:] {
-		// num is column name's value, 0 when the column is absent or empty.
-		num := func(name string) float64 {
-			c, ok := col[name]
-			if !ok || rec[c] == "" {
-				return 0
-			}
-			v, perr := strconv.ParseFloat(rec[c], 64)
-			if perr != nil && err == nil {
-				err = fmt.Errorf("line %d, column %s: %w", i+2, name, perr)
-			}
-			return v
-		}
-		k := key{rec[col["op"]], int(num("size_bytes"))}
-		out.rows[k] = row{goAvg: num("go_avg_us"), cAvg: num("c_avg_us"), allocs: num("go_allocs_per_op"),
-			goRoot: num("go_root_us"), cRoot: num("c_root_us")}
-		if err != nil {
-			return run{}, err
-		}
+	for _, c := range recs {
+		k := key{c.Op, c.Size}
+		out.rows[k] = row{goAvg: c.GoAvg, cAvg: c.CAvg, allocs: c.Allocs, goRoot: c.GoRoot, cRoot: c.CRoot}
 		out.order = append(out.order, k)
 	}
 	return out, nil
