@@ -27,9 +27,9 @@
 //     nodes an MPI window in a passive-target epoch, MPI_Put with
 //     MPI_Win_flush and a notification message, MPI_Get with
 //     MPI_Win_flush_local, one cgo call each (mpi.Win.PutNotify,
-//     mpi.Win.GetNow). The choice of passive target over
-//     post/start/complete/wait, measured with BenchmarkOneSided, is in
-//     BENCHMARKS.md. Without RMA (Open MPI's osc/pt2pt under
+//     mpi.Win.GetNow). Passive target was chosen over
+//     post/start/complete/wait by BenchmarkOneSided (segment.go).
+//     Without RMA (Open MPI's osc/pt2pt under
 //     MPI_THREAD_MULTIPLE, btl/tcp between hosts) AllocSegment returns
 //     ErrNoRMA.
 //

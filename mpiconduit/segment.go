@@ -21,8 +21,8 @@ import (
 // caller's memory. That window is MPI_Win_allocate's without the
 // shared-memory path, and MPI_Win_create's over the shared segments with
 // it. Passive target with a flush and a notification message was chosen
-// over post/start/complete/wait by measurement (BenchmarkOneSided; the
-// figures are in BENCHMARKS.md): it is faster wherever MPI's one-sided
+// over post/start/complete/wait by measurement (BenchmarkOneSided under
+// mpirun -np 2, both at every size): it is faster wherever MPI's one-sided
 // path runs between processes, and PSCW would make the target post every
 // epoch, the matching step the one-sided path exists to avoid.
 
