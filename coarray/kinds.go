@@ -135,7 +135,7 @@ func charEntry(k Kind, sign int) reducefn.Entry {
 	if k == Char4 {
 		cmp = compareUCS4
 	}
-	return reducefn.Entry{Flags: reducefn.AMSafe, Fn: lanes(func(dst, a, b []byte, w int) {
+	return reducefn.Entry{Flags: reducefn.AMSafe, Fn: reducefn.Elementwise(func(dst, a, b []byte, w int) {
 		for off := 0; off+w <= len(dst); off += w {
 			x, y := a[off:off+w], b[off:off+w]
 			if cmp(y, x)*sign > 0 {
@@ -159,25 +159,4 @@ func compareUCS4(a, b []byte) int {
 		}
 	}
 	return 0
-}
-
-// lanes makes a reducefn.Func (the prefix contract: results[i] is the fold
-// of left and right[0..i]) from combine, which sets dst to a op b for one
-// element; dst may be a itself. arg is passed on.
-func lanes(combine func(dst, a, b []byte, arg int)) reducefn.Func {
-	return func(results, left, right []byte, es int, _ reducefn.Flags, arg int) {
-		r := results[:es]
-		if len(left) == 0 {
-			copy(r, right[:es])
-		} else {
-			copy(r, left[:es])
-			for off := es; off < len(left); off += es {
-				combine(r, r, left[off:off+es], arg)
-			}
-			combine(r, r, right[:es], arg)
-		}
-		for off := es; off < len(right); off += es {
-			combine(results[off:off+es], results[off-es:off], right[off:off+es], arg)
-		}
-	}
 }

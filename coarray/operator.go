@@ -52,7 +52,7 @@ func OperatorOf[T any](fn func(a, b T) T, flags reducefn.Flags) Operator {
 			}
 		}
 	}
-	return Operator{fn: lanes(combine), flags: flags &^ reducefn.AMSafe, typ: typ}
+	return Operator{fn: reducefn.Elementwise(combine), flags: flags &^ reducefn.AMSafe, typ: typ}
 }
 
 // ElementwiseOperator makes an operator of combine, which sets dst to
@@ -60,7 +60,7 @@ func OperatorOf[T any](fn func(a, b T) T, flags reducefn.Flags) Operator {
 // may be a itself); arg is the collective's (see ReduceBytes). It serves
 // element types Go does not name, such as the gfortran runtime's.
 func ElementwiseOperator(combine func(dst, a, b []byte, arg int), flags reducefn.Flags) Operator {
-	return Operator{fn: lanes(combine), flags: flags &^ reducefn.AMSafe}
+	return Operator{fn: reducefn.Elementwise(combine), flags: flags &^ reducefn.AMSafe}
 }
 
 // entry is the operator's function-table entry on a node: failures (a

@@ -182,14 +182,14 @@ func (im *Image) compArgs(a *callArgs, k kind, t *images.Team, root int, sl, dl 
 	if a.err != nil {
 		return sd
 	}
-	fns := im.n.fns
+	e, _ := im.n.entry(fn)
 	switch {
-	case fn < 0 || fn >= len(fns) || fns[fn].Fn == nil:
-		a.err = fmt.Errorf("%w: %d, table of %d", ErrFunction, fn, len(fns))
+	case e.Fn == nil:
+		a.err = fmt.Errorf("%w: %d, table of %d", ErrFunction, fn, len(im.n.fns))
 	case es <= 0:
 		a.err = fmt.Errorf("%w: %d", ErrElemSize, es)
-	case fns[fn].Scalar > 0 && es%fns[fn].Scalar != 0:
-		a.err = fmt.Errorf("%w: %d bytes is not a whole number of the function's %d-byte scalars", ErrElemSize, es, fns[fn].Scalar)
+	case e.Scalar > 0 && es%e.Scalar != 0:
+		a.err = fmt.Errorf("%w: %d bytes is not a whole number of the function's %d-byte scalars", ErrElemSize, es, e.Scalar)
 	case count <= 0:
 		a.err = fmt.Errorf("%w: %d", ErrElemCount, count)
 	default:

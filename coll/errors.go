@@ -42,6 +42,9 @@ var (
 	ErrBufferLength   = errors.New("gocoll: buffer length is not a multiple of the element size")
 	ErrLayout         = errors.New("gocoll: layout outside what the spec allows")
 	ErrStallTimeout   = errors.New("gocoll: bad stall timeout")
+	ErrOp             = errors.New("gocoll: unknown operation")
+	ErrOpType         = errors.New("gocoll: the operation does not take the element type")
+	ErrLength         = errors.New("gocoll: slices of different lengths, or empty")
 
 	// Re-exported from package images for callers that import only coll.
 	ErrColor   = images.ErrColor

@@ -260,6 +260,19 @@ func (n *node) sameArgs(table *images.Table, fns []reducefn.Entry, opts Options)
 	return nil
 }
 
+// entry is the function-table entry of index fn (Init's table, or the
+// standard table from stdBase on), the zero Entry for none; own reports
+// a ready-made one (reducefn.Entry.Own).
+func (n *node) entry(fn int) (e reducefn.Entry, own bool) {
+	switch {
+	case fn >= 0 && fn < len(n.fns):
+		return n.fns[fn], n.own[fn]
+	case fn >= stdBase && fn-stdBase < len(std.entries):
+		return std.entries[fn-stdBase], std.own[fn-stdBase]
+	}
+	return reducefn.Entry{}, false
+}
+
 // join registers image img; last reports that it completed the node.
 func (n *node) join(img int) (*Image, bool, error) {
 	n.mu.Lock()

@@ -18,8 +18,8 @@ type reducer struct {
 // reducerOf is the reducer of a computational collective's key: its
 // function's table entry, argument and element size.
 func (n *node) reducerOf(k *planKey) reducer {
-	e := n.fns[k.fn]
-	return reducer{fn: e.Fn, flags: e.Flags, arg: k.arg, es: k.es, scalar: e.Scalar, own: n.own[k.fn]}
+	e, own := n.entry(k.fn)
+	return reducer{fn: e.Fn, flags: e.Flags, arg: k.arg, es: k.es, scalar: e.Scalar, own: own}
 }
 
 func (rd reducer) commutative() bool { return rd.flags&reducefn.NonComm == 0 }

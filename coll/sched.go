@@ -391,7 +391,11 @@ func (o *schedOp) ready(r int) bool {
 // AgentSafe implements sync.AgentSafe: the progress agent may step a
 // schedule unless it calls a user function registered without AMSafe.
 func (o *schedOp) AgentSafe() bool {
-	return o.key.kind < kReduce || o.n.fns[o.key.fn].Flags&reducefn.AMSafe != 0
+	if o.key.kind < kReduce {
+		return true
+	}
+	e, _ := o.n.entry(o.key.fn)
+	return e.Flags&reducefn.AMSafe != 0
 }
 
 // Finished implements sync.Op: every round started and every transfer complete.
