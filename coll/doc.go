@@ -168,6 +168,17 @@
 // for callbacks that call gocoll or panic (reducefn's ready-made entries,
 // which do neither, run without that guard).
 //
+// # Typed collectives
+//
+// The typed forms (BroadcastOf, ..., ExchangeOf and their m forms) move
+// []T for any T without pointers, counts in elements. The typed reductions
+// (ReduceAllOf, ReduceOf, PrefixReduceOf, ExclusivePrefixReduceOf) take
+// MPI's shape, a vector per image reduced lane by lane, and an Op: a
+// built-in operation or one made from a Go function (OpOf, SliceOpOf),
+// served by a standard table of entries that Init adds to every node's
+// (ops.go, stdtable.go), so a program registers nothing. Package gocoll
+// (the module's root) gives them MPI's defaults.
+//
 // # Cost of a call
 //
 // A small collective called again with the same arguments (as in an

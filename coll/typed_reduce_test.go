@@ -21,7 +21,7 @@ func TestTypedReductions(t *testing.T) {
 			t.Parallel()
 			err := colltest.RunImages(per, colltest.Options{MaxDelay: 20 * time.Microsecond}, coll.Options{},
 				colltest.TypedFns, 2*time.Minute, func(im *coll.Image, _ *colltest.Node) error {
-					return colltest.TypedReductions(im, im.TeamAll())
+					return errors.Join(colltest.TypedReductions(im, im.TeamAll()), im.Close())
 				})
 			if err != nil {
 				t.Fatal(err)
