@@ -24,9 +24,14 @@ var (
 	MaxLoc = coll.MaxLoc
 )
 
-// An Option adjusts one collective.
-type Option func(*callConfig)
+// An Option adjusts one collective: OnTeam, WithFlags.
+type Option struct {
+	team     *images.Team
+	flags    gsync.Flags
+	hasFlags bool
+}
 
+// callConfig is a call's team and flags.
 type callConfig struct {
 	team  *images.Team
 	flags gsync.Flags
@@ -34,25 +39,32 @@ type callConfig struct {
 
 // OnTeam runs the collective on team t (made by coll's Split or
 // TeamFromImages) instead of every image; roots are ranks in t.
-func OnTeam(t *images.Team) Option { return func(c *callConfig) { c.team = t } }
+func OnTeam(t *images.Team) Option { return Option{team: t} }
 
 // WithFlags gives the collective's sync and addressing modes (one input
 // and one output sync mode, one addressing mode; package sync), instead of
 // IN_MYSYNC|OUT_MYSYNC and LOCAL addressing.
-func WithFlags(f gsync.Flags) Option { return func(c *callConfig) { c.flags = f } }
+func WithFlags(f gsync.Flags) Option { return Option{flags: f, hasFlags: true} }
 
 // config is a call's team and flags: the defaults, then opts. On a node of
-// several images every image calls for itself (AllThreads).
+// several images every image calls for itself (AllThreads). (Options are
+// values, not functions of the config, which would move it to the heap
+// on every call.)
 func config(im *coll.Image, opts []Option) callConfig {
 	c := callConfig{team: im.TeamAll(), flags: gsync.InMySync | gsync.OutMySync | gsync.Local}
-	if c.team == nil {
-		return c // not an image of Init's: coll says so
-	}
-	if tb := c.team.Table(); tb.On(tb.NodeOf(im.ImageNum())) > 1 {
-		c.flags |= gsync.AllThreads
-	}
+	given := false
 	for _, o := range opts {
-		o(&c)
+		if o.team != nil {
+			c.team = o.team
+		}
+		if o.hasFlags {
+			c.flags, given = o.flags, true
+		}
+	}
+	if !given && c.team != nil { // (no team: not an image of Init's, which coll reports)
+		if tb := c.team.Table(); tb.On(tb.NodeOf(im.ImageNum())) > 1 {
+			c.flags |= gsync.AllThreads
+		}
 	}
 	return c
 }

@@ -19,15 +19,32 @@ var ErrType = errors.New("gocoll: element type holds pointers")
 
 // raw is the byte view of s, or ErrType when T cannot be moved as bytes.
 func raw[T any](s []T) ([]byte, int, error) {
-	t := reflect.TypeFor[T]()
-	if hasPointers(t) {
-		return nil, 0, fmt.Errorf("%w: %v", ErrType, t)
+	var z T
+	size := int(unsafe.Sizeof(z))
+	if !plain[T]() {
+		return nil, 0, fmt.Errorf("%w: %v", ErrType, reflect.TypeFor[T]())
 	}
-	size := int(t.Size())
+	return bytesView(s), size, nil
+}
+
+// bytesView is s as bytes, T known to be plain.
+func bytesView[T any](s []T) []byte {
 	if s == nil {
-		return nil, size, nil
+		return nil
 	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*size), size, nil
+	var z T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
+}
+
+// plain reports that T holds no pointers. The numbers are answered without
+// reflection's walk: they are most calls, and small ones.
+func plain[T any]() bool {
+	switch any(*new(T)).(type) {
+	case float64, float32, int, int64, int32, int16, int8, uint, uint64, uint32, uint16, uint8,
+		complex128, complex64, bool:
+		return true
+	}
+	return !hasPointers(reflect.TypeFor[T]())
 }
 
 func hasPointers(t reflect.Type) bool {
@@ -47,64 +64,108 @@ func hasPointers(t reflect.Type) bool {
 	return false
 }
 
-// typed converts dst and src and calls the byte-level collective.
-func typed[T any](dst, src []T, count int, call func(dst, src []byte, nbytes int) (gsync.Handle, error)) (gsync.Handle, error) {
+// bytesOf is the byte view of a single-address form's dst and src and its
+// count in bytes.
+func bytesOf[T any](dst, src []T, count int) (d, s []byte, nbytes int, err error) {
 	d, size, err := raw(dst)
 	if err != nil {
-		return gsync.Handle{}, err
+		return nil, nil, 0, err
 	}
-	s, _, _ := raw(src)
-	return call(d, s, count*size)
+	return d, bytesView(src), count * size, nil
 }
+
+// The blocking forms call the blocking byte forms, not the non-blocking
+// ones and a wait: a blocking call has ways of its own (package doc, "Cost
+// of a call").
 
 // BroadcastOf is Broadcast of count elements.
 func BroadcastOf[T any](im *Image, t *images.Team, dst []T, root int, src []T, count int, f gsync.Flags) error {
-	return wait(BroadcastOfNB(im, t, dst, root, src, count, f))
+	d, s, n, err := bytesOf(dst, src, count)
+	if err != nil {
+		return err
+	}
+	return im.Broadcast(t, d, root, s, n, f)
 }
 
 // BroadcastOfNB is BroadcastNB of count elements.
 func BroadcastOfNB[T any](im *Image, t *images.Team, dst []T, root int, src []T, count int, f gsync.Flags) (gsync.Handle, error) {
-	return typed(dst, src, count, func(d, s []byte, n int) (gsync.Handle, error) { return im.BroadcastNB(t, d, root, s, n, f) })
+	d, s, n, err := bytesOf(dst, src, count)
+	if err != nil {
+		return gsync.Handle{}, err
+	}
+	return im.BroadcastNB(t, d, root, s, n, f)
 }
 
 // ScatterOf is Scatter of count elements per image.
 func ScatterOf[T any](im *Image, t *images.Team, dst []T, root int, src []T, count int, f gsync.Flags) error {
-	return wait(ScatterOfNB(im, t, dst, root, src, count, f))
+	d, s, n, err := bytesOf(dst, src, count)
+	if err != nil {
+		return err
+	}
+	return im.Scatter(t, d, root, s, n, f)
 }
 
 // ScatterOfNB is ScatterNB of count elements per image.
 func ScatterOfNB[T any](im *Image, t *images.Team, dst []T, root int, src []T, count int, f gsync.Flags) (gsync.Handle, error) {
-	return typed(dst, src, count, func(d, s []byte, n int) (gsync.Handle, error) { return im.ScatterNB(t, d, root, s, n, f) })
+	d, s, n, err := bytesOf(dst, src, count)
+	if err != nil {
+		return gsync.Handle{}, err
+	}
+	return im.ScatterNB(t, d, root, s, n, f)
 }
 
 // GatherOf is Gather of count elements per image.
 func GatherOf[T any](im *Image, t *images.Team, root int, dst, src []T, count int, f gsync.Flags) error {
-	return wait(GatherOfNB(im, t, root, dst, src, count, f))
+	d, s, n, err := bytesOf(dst, src, count)
+	if err != nil {
+		return err
+	}
+	return im.Gather(t, root, d, s, n, f)
 }
 
 // GatherOfNB is GatherNB of count elements per image.
 func GatherOfNB[T any](im *Image, t *images.Team, root int, dst, src []T, count int, f gsync.Flags) (gsync.Handle, error) {
-	return typed(dst, src, count, func(d, s []byte, n int) (gsync.Handle, error) { return im.GatherNB(t, root, d, s, n, f) })
+	d, s, n, err := bytesOf(dst, src, count)
+	if err != nil {
+		return gsync.Handle{}, err
+	}
+	return im.GatherNB(t, root, d, s, n, f)
 }
 
 // GatherAllOf is GatherAll of count elements per image.
 func GatherAllOf[T any](im *Image, t *images.Team, dst, src []T, count int, f gsync.Flags) error {
-	return wait(GatherAllOfNB(im, t, dst, src, count, f))
+	d, s, n, err := bytesOf(dst, src, count)
+	if err != nil {
+		return err
+	}
+	return im.GatherAll(t, d, s, n, f)
 }
 
 // GatherAllOfNB is GatherAllNB of count elements per image.
 func GatherAllOfNB[T any](im *Image, t *images.Team, dst, src []T, count int, f gsync.Flags) (gsync.Handle, error) {
-	return typed(dst, src, count, func(d, s []byte, n int) (gsync.Handle, error) { return im.GatherAllNB(t, d, s, n, f) })
+	d, s, n, err := bytesOf(dst, src, count)
+	if err != nil {
+		return gsync.Handle{}, err
+	}
+	return im.GatherAllNB(t, d, s, n, f)
 }
 
 // ExchangeOf is Exchange of count elements per block.
 func ExchangeOf[T any](im *Image, t *images.Team, dst, src []T, count int, f gsync.Flags) error {
-	return wait(ExchangeOfNB(im, t, dst, src, count, f))
+	d, s, n, err := bytesOf(dst, src, count)
+	if err != nil {
+		return err
+	}
+	return im.Exchange(t, d, s, n, f)
 }
 
 // ExchangeOfNB is ExchangeNB of count elements per block.
 func ExchangeOfNB[T any](im *Image, t *images.Team, dst, src []T, count int, f gsync.Flags) (gsync.Handle, error) {
-	return typed(dst, src, count, func(d, s []byte, n int) (gsync.Handle, error) { return im.ExchangeNB(t, d, s, n, f) })
+	d, s, n, err := bytesOf(dst, src, count)
+	if err != nil {
+		return gsync.Handle{}, err
+	}
+	return im.ExchangeNB(t, d, s, n, f)
 }
 
 // rawList is the byte view of every slice of l (nil stays nil).
@@ -120,76 +181,105 @@ func rawList[T any](l [][]T) ([][]byte, int, error) {
 	return out, size, nil
 }
 
-// typedM converts the lists and single arguments of an m form and calls
-// the byte-level collective.
-func typedM[T any](dsts [][]T, dst []T, srcs [][]T, src []T, count int,
-	call func(dsts [][]byte, dst []byte, srcs [][]byte, src []byte, nbytes int) (gsync.Handle, error)) (gsync.Handle, error) {
+// listsOf is the byte view of an m form's lists and single arguments and
+// its count in bytes.
+func listsOf[T any](dsts [][]T, dst []T, srcs [][]T, src []T, count int) (dl [][]byte, d []byte, sl [][]byte, s []byte, nbytes int, err error) {
 	dl, size, err := rawList(dsts)
 	if err != nil {
-		return gsync.Handle{}, err
+		return nil, nil, nil, nil, 0, err
 	}
-	sl, _, _ := rawList(srcs)
-	d, _, _ := raw(dst)
-	s, _, _ := raw(src)
-	return call(dl, d, sl, s, count*size)
+	sl, _, _ = rawList(srcs)
+	d, _, _ = raw(dst)
+	s, _, _ = raw(src)
+	return dl, d, sl, s, count * size, nil
 }
 
 // BroadcastMOf is BroadcastM of count elements.
 func BroadcastMOf[T any](im *Image, t *images.Team, dsts [][]T, root int, src []T, count int, f gsync.Flags) error {
-	return wait(BroadcastMOfNB(im, t, dsts, root, src, count, f))
+	dl, _, _, s, n, err := listsOf(dsts, nil, nil, src, count)
+	if err != nil {
+		return err
+	}
+	return im.BroadcastM(t, dl, root, s, n, f)
 }
 
 // BroadcastMOfNB is BroadcastMNB of count elements.
 func BroadcastMOfNB[T any](im *Image, t *images.Team, dsts [][]T, root int, src []T, count int, f gsync.Flags) (gsync.Handle, error) {
-	return typedM(dsts, nil, nil, src, count, func(dl [][]byte, _ []byte, _ [][]byte, s []byte, n int) (gsync.Handle, error) {
-		return im.BroadcastMNB(t, dl, root, s, n, f)
-	})
+	dl, _, _, s, n, err := listsOf(dsts, nil, nil, src, count)
+	if err != nil {
+		return gsync.Handle{}, err
+	}
+	return im.BroadcastMNB(t, dl, root, s, n, f)
 }
 
 // ScatterMOf is ScatterM of count elements per image.
 func ScatterMOf[T any](im *Image, t *images.Team, dsts [][]T, root int, src []T, count int, f gsync.Flags) error {
-	return wait(ScatterMOfNB(im, t, dsts, root, src, count, f))
+	dl, _, _, s, n, err := listsOf(dsts, nil, nil, src, count)
+	if err != nil {
+		return err
+	}
+	return im.ScatterM(t, dl, root, s, n, f)
 }
 
 // ScatterMOfNB is ScatterMNB of count elements per image.
 func ScatterMOfNB[T any](im *Image, t *images.Team, dsts [][]T, root int, src []T, count int, f gsync.Flags) (gsync.Handle, error) {
-	return typedM(dsts, nil, nil, src, count, func(dl [][]byte, _ []byte, _ [][]byte, s []byte, n int) (gsync.Handle, error) {
-		return im.ScatterMNB(t, dl, root, s, n, f)
-	})
+	dl, _, _, s, n, err := listsOf(dsts, nil, nil, src, count)
+	if err != nil {
+		return gsync.Handle{}, err
+	}
+	return im.ScatterMNB(t, dl, root, s, n, f)
 }
 
 // GatherMOf is GatherM of count elements per image.
 func GatherMOf[T any](im *Image, t *images.Team, root int, dst []T, srcs [][]T, count int, f gsync.Flags) error {
-	return wait(GatherMOfNB(im, t, root, dst, srcs, count, f))
+	_, d, sl, _, n, err := listsOf(nil, dst, srcs, nil, count)
+	if err != nil {
+		return err
+	}
+	return im.GatherM(t, root, d, sl, n, f)
 }
 
 // GatherMOfNB is GatherMNB of count elements per image.
 func GatherMOfNB[T any](im *Image, t *images.Team, root int, dst []T, srcs [][]T, count int, f gsync.Flags) (gsync.Handle, error) {
-	return typedM(nil, dst, srcs, nil, count, func(_ [][]byte, d []byte, sl [][]byte, _ []byte, n int) (gsync.Handle, error) {
-		return im.GatherMNB(t, root, d, sl, n, f)
-	})
+	_, d, sl, _, n, err := listsOf(nil, dst, srcs, nil, count)
+	if err != nil {
+		return gsync.Handle{}, err
+	}
+	return im.GatherMNB(t, root, d, sl, n, f)
 }
 
 // GatherAllMOf is GatherAllM of count elements per image.
 func GatherAllMOf[T any](im *Image, t *images.Team, dsts, srcs [][]T, count int, f gsync.Flags) error {
-	return wait(GatherAllMOfNB(im, t, dsts, srcs, count, f))
+	dl, _, sl, _, n, err := listsOf(dsts, nil, srcs, nil, count)
+	if err != nil {
+		return err
+	}
+	return im.GatherAllM(t, dl, sl, n, f)
 }
 
 // GatherAllMOfNB is GatherAllMNB of count elements per image.
 func GatherAllMOfNB[T any](im *Image, t *images.Team, dsts, srcs [][]T, count int, f gsync.Flags) (gsync.Handle, error) {
-	return typedM(dsts, nil, srcs, nil, count, func(dl [][]byte, _ []byte, sl [][]byte, _ []byte, n int) (gsync.Handle, error) {
-		return im.GatherAllMNB(t, dl, sl, n, f)
-	})
+	dl, _, sl, _, n, err := listsOf(dsts, nil, srcs, nil, count)
+	if err != nil {
+		return gsync.Handle{}, err
+	}
+	return im.GatherAllMNB(t, dl, sl, n, f)
 }
 
 // ExchangeMOf is ExchangeM of count elements per block.
 func ExchangeMOf[T any](im *Image, t *images.Team, dsts, srcs [][]T, count int, f gsync.Flags) error {
-	return wait(ExchangeMOfNB(im, t, dsts, srcs, count, f))
+	dl, _, sl, _, n, err := listsOf(dsts, nil, srcs, nil, count)
+	if err != nil {
+		return err
+	}
+	return im.ExchangeM(t, dl, sl, n, f)
 }
 
 // ExchangeMOfNB is ExchangeMNB of count elements per block.
 func ExchangeMOfNB[T any](im *Image, t *images.Team, dsts, srcs [][]T, count int, f gsync.Flags) (gsync.Handle, error) {
-	return typedM(dsts, nil, srcs, nil, count, func(dl [][]byte, _ []byte, sl [][]byte, _ []byte, n int) (gsync.Handle, error) {
-		return im.ExchangeMNB(t, dl, sl, n, f)
-	})
+	dl, _, sl, _, n, err := listsOf(dsts, nil, srcs, nil, count)
+	if err != nil {
+		return gsync.Handle{}, err
+	}
+	return im.ExchangeMNB(t, dl, sl, n, f)
 }

@@ -3,6 +3,7 @@ package coll
 import (
 	"fmt"
 	"reflect"
+	"unsafe"
 
 	"github.com/gocoll/gocoll/images"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -23,13 +24,17 @@ import (
 // images' src vectors (MPI_Allreduce). dst and src have the same length on
 // every image; dst may not overlap src.
 func ReduceAllOf[T any](im *Image, t *images.Team, dst, src []T, op Op, f gsync.Flags) error {
-	return wait(ReduceAllOfNB(im, t, dst, src, op, f))
+	var c compCall
+	if err := typedComp(&c, im, t, dst, src, true, op); err != nil {
+		return err
+	}
+	return im.ReduceAll(t, c.dst, c.src, Cyclic, c.es, c.count, c.fn, c.arg, f)
 }
 
 // ReduceAllOfNB is the non-blocking ReduceAllOf.
 func ReduceAllOfNB[T any](im *Image, t *images.Team, dst, src []T, op Op, f gsync.Flags) (gsync.Handle, error) {
-	c, err := typedComp(im, t, dst, src, true, op)
-	if err != nil {
+	var c compCall
+	if err := typedComp(&c, im, t, dst, src, true, op); err != nil {
 		return gsync.Handle{}, err
 	}
 	return im.ReduceAllNB(t, c.dst, c.src, Cyclic, c.es, c.count, c.fn, c.arg, f)
@@ -38,14 +43,17 @@ func ReduceAllOfNB[T any](im *Image, t *images.Team, dst, src []T, op Op, f gsyn
 // ReduceOf sets dst on the image of team rank root to the fold by op of the
 // images' src vectors (MPI_Reduce); dst applies to the root only.
 func ReduceOf[T any](im *Image, t *images.Team, root int, dst, src []T, op Op, f gsync.Flags) error {
-	return wait(ReduceOfNB(im, t, root, dst, src, op, f))
+	var c compCall
+	if err := typedComp(&c, im, t, dst, src, atRoot(im, t, root), op); err != nil {
+		return err
+	}
+	return im.Reduce(t, root, c.dst, c.src, Cyclic, c.es, c.count, c.fn, c.arg, f)
 }
 
 // ReduceOfNB is the non-blocking ReduceOf.
 func ReduceOfNB[T any](im *Image, t *images.Team, root int, dst, src []T, op Op, f gsync.Flags) (gsync.Handle, error) {
-	atRoot := t != nil && root >= 0 && root < t.Size() && t.Image(root) == im.ImageNum()
-	c, err := typedComp(im, t, dst, src, atRoot, op)
-	if err != nil {
+	var c compCall
+	if err := typedComp(&c, im, t, dst, src, atRoot(im, t, root), op); err != nil {
 		return gsync.Handle{}, err
 	}
 	return im.ReduceNB(t, root, c.dst, c.src, Cyclic, c.es, c.count, c.fn, c.arg, f)
@@ -54,13 +62,17 @@ func ReduceOfNB[T any](im *Image, t *images.Team, root int, dst, src []T, op Op,
 // PrefixReduceOf sets dst on the image of team rank r to the fold by op of
 // the src vectors of ranks 0..r (MPI_Scan).
 func PrefixReduceOf[T any](im *Image, t *images.Team, dst, src []T, op Op, f gsync.Flags) error {
-	return wait(PrefixReduceOfNB(im, t, dst, src, op, f))
+	var c compCall
+	if err := typedComp(&c, im, t, dst, src, true, op); err != nil {
+		return err
+	}
+	return im.PrefixReduce(t, c.dst, Cyclic, c.src, Cyclic, c.es, c.count, c.fn, c.arg, f)
 }
 
 // PrefixReduceOfNB is the non-blocking PrefixReduceOf.
 func PrefixReduceOfNB[T any](im *Image, t *images.Team, dst, src []T, op Op, f gsync.Flags) (gsync.Handle, error) {
-	c, err := typedComp(im, t, dst, src, true, op)
-	if err != nil {
+	var c compCall
+	if err := typedComp(&c, im, t, dst, src, true, op); err != nil {
 		return gsync.Handle{}, err
 	}
 	return im.PrefixReduceNB(t, c.dst, Cyclic, c.src, Cyclic, c.es, c.count, c.fn, c.arg, f)
@@ -70,16 +82,25 @@ func PrefixReduceOfNB[T any](im *Image, t *images.Team, dst, src []T, op Op, f g
 // fold by op of the src vectors of ranks 0..r-1 (MPI_Exscan); rank 0's dst
 // is not written.
 func ExclusivePrefixReduceOf[T any](im *Image, t *images.Team, dst, src []T, op Op, f gsync.Flags) error {
-	return wait(ExclusivePrefixReduceOfNB(im, t, dst, src, op, f))
+	var c compCall
+	if err := typedComp(&c, im, t, dst, src, true, op); err != nil {
+		return err
+	}
+	return im.ExclusivePrefixReduce(t, c.dst, Cyclic, c.src, Cyclic, c.es, c.count, c.fn, c.arg, f)
 }
 
 // ExclusivePrefixReduceOfNB is the non-blocking ExclusivePrefixReduceOf.
 func ExclusivePrefixReduceOfNB[T any](im *Image, t *images.Team, dst, src []T, op Op, f gsync.Flags) (gsync.Handle, error) {
-	c, err := typedComp(im, t, dst, src, true, op)
-	if err != nil {
+	var c compCall
+	if err := typedComp(&c, im, t, dst, src, true, op); err != nil {
 		return gsync.Handle{}, err
 	}
 	return im.ExclusivePrefixReduceNB(t, c.dst, Cyclic, c.src, Cyclic, c.es, c.count, c.fn, c.arg, f)
+}
+
+// atRoot reports whether im is the image of team rank root.
+func atRoot(im *Image, t *images.Team, root int) bool {
+	return t != nil && root >= 0 && root < t.Size() && t.Image(root) == im.ImageNum()
 }
 
 // compCall is a typed reduction in the byte forms' terms.
@@ -88,37 +109,55 @@ type compCall struct {
 	es, count, fn, arg int
 }
 
-// typedComp checks a typed reduction's slices and operation and turns them
-// into the byte forms' arguments; withDst says that dst applies to this
-// image. The team, the flags and what the images pass alike are the byte
-// forms' to check.
-func typedComp[T any](im *Image, t *images.Team, dst, src []T, withDst bool, op Op) (compCall, error) {
-	var c compCall
-	s, size, err := raw(src)
-	if err != nil {
-		return c, err
-	}
-	d, _, _ := raw(dst)
+// typedComp fills c from a typed reduction's slices and operation, which
+// it checks; withDst says that dst applies to this image. The team, the
+// flags and what the images pass alike are the byte forms' to check. (c is
+// the caller's, filled field by field: a struct built here and returned
+// would be copied out in wider moves than it was written in, a stall on
+// the path of every small reduction.) The element type's checks and the
+// operation's entry are the image's last typed reduction's when it had
+// the same type and operation, as in a loop.
+func typedComp[T any](c *compCall, im *Image, t *images.Team, dst, src []T, withDst bool, op Op) error {
 	typ := reflect.TypeFor[T]()
+	e := typedEntry{typ: typ, op: op}
+	if im == nil || im.typed.typ != typ || im.typed.op != op {
+		var z T
+		switch {
+		case !plain[T]():
+			return fmt.Errorf("%w: %v", ErrType, typ)
+		case unsafe.Sizeof(z) == 0:
+			return fmt.Errorf("%w: %v has no bytes", ErrType, typ)
+		}
+		var err error
+		if e.fn, e.arg, err = opEntry(op, typ); err != nil {
+			return err
+		}
+		if im != nil {
+			im.typed = e
+		}
+	} else {
+		e = im.typed
+	}
 	switch {
-	case size == 0:
-		return c, fmt.Errorf("%w: %v has no bytes", ErrType, typ)
 	case len(src) == 0:
-		return c, fmt.Errorf("%w: src is empty", ErrLength)
-	case withDst && len(dst) != len(src):
-		return c, fmt.Errorf("%w: dst has %d elements, src %d", ErrLength, len(dst), len(src))
-	case !withDst && dst != nil && len(dst) != len(src):
-		return c, fmt.Errorf("%w: dst has %d elements, src %d", ErrLength, len(dst), len(src))
+		return fmt.Errorf("%w: src is empty", ErrLength)
+	case (withDst || dst != nil) && len(dst) != len(src):
+		return fmt.Errorf("%w: dst has %d elements, src %d", ErrLength, len(dst), len(src))
 	}
-	c.fn, c.arg, err = opEntry(op, typ)
-	if err != nil {
-		return c, err
-	}
-	c.dst, c.src, c.es = d, s, len(s)
+	c.dst, c.src = bytesView(dst), bytesView(src)
+	c.es, c.fn, c.arg = len(c.src), e.fn, e.arg
 	if t != nil {
 		c.count = t.Size()
 	}
-	return c, nil
+	return nil
+}
+
+// typedEntry is an element type and operation with its standard table
+// entry and argument.
+type typedEntry struct {
+	typ     reflect.Type
+	op      Op
+	fn, arg int
 }
 
 // opEntry is op's standard table index and argument for elements of typ.

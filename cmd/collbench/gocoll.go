@@ -8,6 +8,7 @@ import "C"
 import (
 	"context"
 
+	"github.com/gocoll/gocoll"
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/mpiconduit"
 	"github.com/gocoll/gocoll/reducefn"
@@ -17,9 +18,11 @@ import (
 // gocoll's own collectives beside their native MPI counterparts: in these
 // rows the "Go" side is the gocoll collective (over the MPI conduit) and the
 // "C" side the native MPI collective called from C, so the ratio is gocoll
-// against native MPI in the same run. Blocking rows use IN_MYSYNC|OUT_MYSYNC,
-// the semantics of MPI's blocking collectives; NB rows initiate and wait,
-// against MPI's nonblocking collective and MPI_Wait.
+// against native MPI in the same run. Blocking rows call the front door
+// (package gocoll: typed slices, IN_MYSYNC|OUT_MYSYNC and LOCAL addressing,
+// the semantics of MPI's blocking collectives); NB rows initiate and wait
+// with the byte forms in the same modes, against MPI's nonblocking
+// collective and MPI_Wait.
 
 // myMy is the sync mode comparable to MPI's collectives.
 const myMy = gsync.InMySync | gsync.OutMySync | gsync.Local
@@ -102,9 +105,9 @@ func (b *bench) bcastBufs(size int) (dst, src []byte) {
 }
 
 func (b *bench) gBroadcast(size, iters int) error {
-	im, t := b.im, b.im.TeamAll()
+	im := b.im
 	dst, src := b.bcastBufs(size)
-	return b.blocking(iters, func() error { return im.Broadcast(t, dst, root, src, size, myMy) })
+	return b.blocking(iters, func() error { return gocoll.Broadcast(im, dst, root, src) })
 }
 
 func (b *bench) gBroadcastNB(size, iters int) error {
@@ -114,8 +117,8 @@ func (b *bench) gBroadcastNB(size, iters int) error {
 }
 
 func (b *bench) gScatter(size, iters int) error {
-	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size*b.np], b.rb[:size]
-	return b.blocking(iters, func() error { return im.Scatter(t, r, root, s, size, myMy) })
+	im, s, r := b.im, b.sb[:size*b.np], b.rb[:size]
+	return b.blocking(iters, func() error { return gocoll.Scatter(im, r, root, s) })
 }
 
 func (b *bench) gScatterNB(size, iters int) error {
@@ -124,8 +127,8 @@ func (b *bench) gScatterNB(size, iters int) error {
 }
 
 func (b *bench) gGather(size, iters int) error {
-	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size], b.rb[:size*b.np]
-	return b.blocking(iters, func() error { return im.Gather(t, root, r, s, size, myMy) })
+	im, s, r := b.im, b.sb[:size], b.rb[:size*b.np]
+	return b.blocking(iters, func() error { return gocoll.Gather(im, root, r, s) })
 }
 
 func (b *bench) gGatherNB(size, iters int) error {
@@ -134,8 +137,8 @@ func (b *bench) gGatherNB(size, iters int) error {
 }
 
 func (b *bench) gGatherAll(size, iters int) error {
-	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size], b.rb[:size*b.np]
-	return b.blocking(iters, func() error { return im.GatherAll(t, r, s, size, myMy) })
+	im, s, r := b.im, b.sb[:size], b.rb[:size*b.np]
+	return b.blocking(iters, func() error { return gocoll.GatherAll(im, r, s) })
 }
 
 func (b *bench) gGatherAllNB(size, iters int) error {
@@ -144,8 +147,8 @@ func (b *bench) gGatherAllNB(size, iters int) error {
 }
 
 func (b *bench) gExchange(size, iters int) error {
-	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size*b.np], b.rb[:size*b.np]
-	return b.blocking(iters, func() error { return im.Exchange(t, r, s, size, myMy) })
+	im, s, r := b.im, b.sb[:size*b.np], b.rb[:size*b.np]
+	return b.blocking(iters, func() error { return gocoll.Exchange(im, r, s) })
 }
 
 func (b *bench) gExchangeNB(size, iters int) error {
@@ -177,14 +180,14 @@ func (b *bench) cIalltoall(size, iters int) error {
 
 func (b *bench) gReduce(size, iters int) error {
 	n := elems(size)
-	im, t, s, r := b.im, b.im.TeamAll(), reducefn.Bytes(b.sf[:n]), reducefn.Bytes(b.rf[:n])
-	return b.blocking(iters, func() error { return im.Reduce(t, root, r, s, coll.Cyclic, 8*n, b.np, fnSum, 0, myMy) })
+	im, s, r := b.im, b.sf[:n], b.rf[:n]
+	return b.blocking(iters, func() error { return gocoll.Reduce(im, root, r, s, gocoll.Sum) })
 }
 
 func (b *bench) gReduceAll(size, iters int) error {
 	n := elems(size)
-	im, t, s, r := b.im, b.im.TeamAll(), reducefn.Bytes(b.sf[:n]), reducefn.Bytes(b.rf[:n])
-	return b.blocking(iters, func() error { return im.ReduceAll(t, r, s, coll.Cyclic, 8*n, b.np, fnSum, 0, myMy) })
+	im, s, r := b.im, b.sf[:n], b.rf[:n]
+	return b.blocking(iters, func() error { return gocoll.ReduceAll(im, r, s, gocoll.Sum) })
 }
 
 func (b *bench) gReduceAllNB(size, iters int) error {
@@ -197,8 +200,6 @@ func (b *bench) gReduceAllNB(size, iters int) error {
 
 func (b *bench) gPrefixReduce(size, iters int) error {
 	n := elems(size)
-	im, t, s, r := b.im, b.im.TeamAll(), reducefn.Bytes(b.sf[:n]), reducefn.Bytes(b.rf[:n])
-	return b.blocking(iters, func() error {
-		return im.PrefixReduce(t, r, coll.Cyclic, s, coll.Cyclic, 8*n, b.np, fnSum, 0, myMy)
-	})
+	im, s, r := b.im, b.sf[:n], b.rf[:n]
+	return b.blocking(iters, func() error { return gocoll.PrefixReduce(im, r, s, gocoll.Sum) })
 }
