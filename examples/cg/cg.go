@@ -7,10 +7,10 @@ import (
 	"math"
 	"time"
 
+	"github.com/gocoll/gocoll"
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/examples/internal/decomp"
 	"github.com/gocoll/gocoll/examples/internal/halo"
-	"github.com/gocoll/gocoll/reducefn"
 )
 
 // params: the n x n grid, at most maxIter iterations, stopping once
@@ -27,11 +27,6 @@ type result struct {
 	xnorm   float64 // ||x||
 	seconds float64 // the iterations, from a barrier to the end
 }
-
-// fnSum is the index of float64 sum in the function table given to coll.Init.
-const fnSum = 0
-
-var fns = []reducefn.Entry{fnSum: reducefn.Sum[float64]()}
 
 // system is one image's rows of the distributed problem: the vectors hold
 // ny rows of w = n+2 values, the grid row and a zero on each side, so that
@@ -82,12 +77,11 @@ func (s *system) applyA(ctx context.Context) error {
 	return nil
 }
 
-// sum is the sum of v over the team's images (ReduceAll): the dot products'
+// sum is the sum of v over the images (ReduceAll): the dot products'
 // global step.
 func (s *system) sum(v float64) (float64, error) {
-	t := s.im.TeamAll()
 	s.src[0] = v
-	err := s.im.ReduceAll(t, reducefn.Bytes(s.dst), reducefn.Bytes(s.src), coll.Cyclic, 8, t.Size(), fnSum, 0, halo.Flags)
+	err := gocoll.ReduceAll(s.im, s.dst, s.src, gocoll.Sum)
 	return s.dst[0], err
 }
 

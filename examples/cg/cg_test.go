@@ -18,7 +18,7 @@ import (
 // under scripts/mpirun-tests.sh.
 var theJob *job.Job
 
-func TestMain(m *testing.M) { os.Exit(job.TestMain(m, fns, &theJob)) }
+func TestMain(m *testing.M) { os.Exit(job.TestMain(m, &theJob)) }
 
 // serial is the reference: conjugate gradients on the whole grid, written
 // plainly (2-D indexing with tests at the edges, sequential sums, no gonum).
@@ -116,7 +116,7 @@ func TestInProcess(t *testing.T) {
 		for _, p := range problems() {
 			want := serial(p)
 			t.Run(fmt.Sprintf("nodes%v/n%d", perNode, p.n), func(t *testing.T) {
-				err := colltest.RunImages(perNode, colltest.Options{MaxDelay: 20 * time.Microsecond}, coll.Options{}, fns, time.Minute,
+				err := colltest.RunImages(perNode, colltest.Options{MaxDelay: 20 * time.Microsecond}, coll.Options{}, nil, time.Minute,
 					func(im *coll.Image, _ *colltest.Node) error {
 						got, err := solve(im, p)
 						if err != nil {

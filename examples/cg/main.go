@@ -63,7 +63,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "cg:", err)
 		return 2
 	}
-	return job.Main("cg", fns, stdout, stderr, func(im *coll.Image) (string, error) {
+	return job.Main("cg", stdout, stderr, func(im *coll.Image) (string, error) {
 		if err := p.check(im.Images()); err != nil {
 			return "", job.Usage(err)
 		}

@@ -10,7 +10,6 @@ import (
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/examples/internal/decomp"
 	"github.com/gocoll/gocoll/examples/internal/halo"
-	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -32,14 +31,6 @@ type result struct {
 	checksum uint64  // see checksum
 	seconds  float64 // the sweeps, from a barrier to the end
 }
-
-// The reduction functions registered at coll.Init, by index.
-const (
-	fnMax = iota
-	fnSum
-)
-
-var fns = []reducefn.Entry{fnMax: reducefn.Max[float64](), fnSum: reducefn.Sum[uint64]()}
 
 // flags of the reductions: the source is written locally before the call
 // (IN_MYSYNC) and the result read locally after it (OUT_MYSYNC); nothing
@@ -286,8 +277,7 @@ func solve(im *coll.Image, p params) (res result, err error) {
 		}
 		if test {
 			local[0] = r // the previous test's reduction is over (waited for above)
-			if pending, err = im.ReduceAllNB(all, reducefn.Bytes(global), reducefn.Bytes(local),
-				coll.Cyclic, 8, np, fnMax, 0, flags); err != nil {
+			if pending, err = coll.ReduceAllOfNB(im, all, global, local, coll.Max, flags); err != nil {
 				return res, err
 			}
 			pendingStep = res.steps
@@ -304,7 +294,7 @@ func solve(im *coll.Image, p params) (res result, err error) {
 	res.seconds = time.Since(t0).Seconds()
 
 	sums := []uint64{b.checksum(), 0}
-	if err := im.ReduceAll(all, reducefn.Bytes(sums[1:]), reducefn.Bytes(sums[:1]), coll.Cyclic, 8, np, fnSum, 0, flags); err != nil {
+	if err := coll.ReduceAllOf(im, all, sums[1:], sums[:1], coll.Sum, flags); err != nil {
 		return res, err
 	}
 	res.checksum = sums[1]

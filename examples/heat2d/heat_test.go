@@ -18,7 +18,7 @@ import (
 // under scripts/mpirun-tests.sh.
 var theJob *job.Job
 
-func TestMain(m *testing.M) { os.Exit(job.TestMain(m, fns, &theJob)) }
+func TestMain(m *testing.M) { os.Exit(job.TestMain(m, &theJob)) }
 
 // serial is the reference: the same iteration on the whole grid in one
 // piece, written plainly (no halos, no blocks, no collectives).
@@ -121,7 +121,7 @@ func TestInProcess(t *testing.T) {
 				p.py, p.px = g[0], g[1]
 				want := serial(p)
 				t.Run(fmt.Sprintf("nodes%v/grid%dx%d/n%d", perNode, p.py, p.px, p.n), func(t *testing.T) {
-					err := colltest.RunImages(perNode, colltest.Options{MaxDelay: 20 * time.Microsecond}, coll.Options{}, fns, time.Minute,
+					err := colltest.RunImages(perNode, colltest.Options{MaxDelay: 20 * time.Microsecond}, coll.Options{}, nil, time.Minute,
 						func(im *coll.Image, _ *colltest.Node) error {
 							got, err := solve(im, p)
 							if err != nil {

@@ -68,7 +68,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "heat2d:", err)
 		return 2
 	}
-	return job.Main("heat2d", fns, stdout, stderr, func(im *coll.Image) (string, error) {
+	return job.Main("heat2d", stdout, stderr, func(im *coll.Image) (string, error) {
 		np := im.Images()
 		if p.py == 0 {
 			p.py, p.px = decomp.Dims(np)

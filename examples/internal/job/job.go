@@ -1,7 +1,7 @@
-// Package job starts and ends the examples' MPI job: MPI, the MPI conduit
-// over MPI_COMM_WORLD and gocoll's image of this process. It is the only
-// place where the examples use the MPI binding; everything else they do goes
-// through gocoll's collectives.
+// Package job starts and ends the examples' MPI job (gocoll.Start and
+// Stop), reports their errors, and aborts the job on one. It is the only
+// place where the examples use the MPI binding (MPI_Abort); everything else
+// they do goes through gocoll's collectives.
 package job
 
 import (
@@ -11,43 +11,29 @@ import (
 	"os"
 	"testing"
 
+	"github.com/gocoll/gocoll"
 	"github.com/gocoll/gocoll/coll"
-	"github.com/gocoll/gocoll/mpiconduit"
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
-	"github.com/gocoll/gocoll/reducefn"
 )
 
 // Job is this process's part of an MPI job running gocoll, one image per
 // process.
 type Job struct {
 	Image *coll.Image
-	cd    *mpiconduit.Conduit
 }
 
-// Start initializes MPI and gocoll (collective: every process calls it),
-// with the reduction functions fns.
-func Start(fns []reducefn.Entry) (*Job, error) {
-	if _, err := mpi.Init(mpi.ThreadMultiple); err != nil {
-		return nil, fmt.Errorf("MPI init: %w", err)
-	}
-	cd, err := mpiconduit.NewConduit(mpi.World())
+// Start initializes MPI and gocoll (collective: every process calls it).
+func Start() (*Job, error) {
+	im, err := gocoll.Start()
 	if err != nil {
 		return nil, err
 	}
-	im, err := coll.Init(cd, nil, 0, fns, 0, coll.Options{})
-	if err != nil {
-		return nil, err
-	}
-	return &Job{Image: im, cd: cd}, nil
+	return &Job{Image: im}, nil
 }
 
 // Close ends gocoll and MPI (collective). The image makes the progress it
 // still owes its peers first.
-func (j *Job) Close() error {
-	err := j.Image.Close()
-	err = errors.Join(err, j.cd.Close())
-	return errors.Join(err, mpi.Finalize())
-}
+func (j *Job) Close() error { return gocoll.Stop(j.Image) }
 
 // Abort ends every process of the job (MPI_Abort), for an error on one
 // process that may leave the others waiting in a collective.
@@ -69,15 +55,15 @@ func (usageError) Is(target error) bool { return target == ErrUsage }
 
 func (e usageError) Unwrap() error { return e.error }
 
-// Main is the body of an example program's main: it starts the job with
-// fns, runs solve on this process's image, prints its report (image 0) to
+// Main is the body of an example program's main: it starts the job, runs
+// solve on this process's image, prints its report (image 0) to
 // stdout, ends the job, and returns the exit code. An error of solve that
 // wraps ErrUsage is printed once and gives 2; any other is printed by the
 // image that got it, aborts the job (the others may be waiting for this one
 // in a collective) and gives 1. Errors of input say the program's name
 // themselves.
-func Main(name string, fns []reducefn.Entry, stdout, stderr io.Writer, solve func(im *coll.Image) (report string, err error)) int {
-	j, err := Start(fns)
+func Main(name string, stdout, stderr io.Writer, solve func(im *coll.Image) (report string, err error)) int {
+	j, err := Start()
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 1
@@ -109,9 +95,9 @@ func Main(name string, fns []reducefn.Entry, stdout, stderr io.Writer, solve fun
 // TestMain runs a test binary's tests inside one MPI job (a singleton
 // under `go test`, np ranks under mpirun), with *j set to it, and returns
 // the exit code.
-func TestMain(m *testing.M, fns []reducefn.Entry, j **Job) int {
+func TestMain(m *testing.M, j **Job) int {
 	var err error
-	if *j, err = Start(fns); err != nil {
+	if *j, err = Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "FAIL:", err)
 		return 1
 	}
