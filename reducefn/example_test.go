@@ -44,3 +44,20 @@ func Example() {
 	// {Val:1.5 Loc:0}
 	// "apply"
 }
+
+// Elementwise makes a Func of an operation on one element: here elements
+// of two bytes, the larger by their first byte.
+func ExampleElementwise() {
+	larger := reducefn.Elementwise(func(dst, a, b []byte, _ int) {
+		if b[0] > a[0] {
+			a = b
+		}
+		copy(dst, a)
+	})
+	left := []byte{1, 'a'}
+	right := []byte{3, 'b', 2, 'c', 5, 'd'}
+	out := make([]byte, len(right))
+	larger(out, left, right, 2, 0, 0) // the fold of left, then the prefix over right
+	fmt.Printf("%d%c %d%c %d%c\n", out[0], out[1], out[2], out[3], out[4], out[5])
+	// Output: 3b 3b 5d
+}

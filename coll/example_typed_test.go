@@ -1,0 +1,178 @@
+package coll_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/gocoll/gocoll/coll"
+	"github.com/gocoll/gocoll/coll/colltest"
+	"github.com/gocoll/gocoll/reducefn"
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// onFour runs body on four in-process images and closes them (an image
+// may owe the others progress after its last collective returned).
+func onFour(body func(im *coll.Image, f gsync.Flags) error) {
+	f := gsync.InMySync | gsync.OutMySync | gsync.Local
+	err := colltest.Run(4, colltest.Options{}, coll.Options{}, time.Minute, func(im *coll.Image) error {
+		return errors.Join(body(im, f), im.Close())
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+}
+
+// The built-in operations work on the element types MPI's do; a vector
+// per image is reduced lane by lane.
+func ExampleOp() {
+	onFour(func(im *coll.Image, f gsync.Flags) error {
+		me := int64(im.ImageNum())
+		x := []int64{me, 1 << me, me % 2}
+		out := make([]int64, 3)
+		for _, op := range []coll.Op{coll.Sum, coll.Max, coll.BitOr, coll.LogAnd} {
+			if err := coll.ReduceAllOf(im, im.TeamAll(), out, x, op, f); err != nil {
+				return err
+			}
+			if me == 0 {
+				fmt.Println(op, out)
+			}
+		}
+		return nil
+	})
+	// Output:
+	// Sum [6 15 2]
+	// Max [3 8 1]
+	// BitOr [3 15 1]
+	// LogAnd [0 1 0]
+}
+
+// shear2 is a 2x2 matrix; its product is associative but not commutative.
+type shear2 [4]int
+
+var shearMul = coll.OpOf(func(a, b shear2) shear2 {
+	return shear2{a[0]*b[0] + a[1]*b[2], a[0]*b[1] + a[1]*b[3], a[2]*b[0] + a[3]*b[2], a[2]*b[1] + a[3]*b[3]}
+}, false)
+
+// A user operation, not commutative: the images' matrices multiplied in
+// rank order. Make operations once, as package-level variables.
+func ExampleOpOf() {
+	onFour(func(im *coll.Image, f gsync.Flags) error {
+		m := []shear2{{1, im.ImageNum(), 0, 1}} // a shear by the image number
+		prod := make([]shear2, 1)
+		if err := coll.ReduceAllOf(im, im.TeamAll(), prod, m, shearMul, f); err != nil {
+			return err
+		}
+		if im.ImageNum() == 0 {
+			fmt.Println(prod[0])
+		}
+		return nil
+	})
+	// Output: [1 6 0 1]
+}
+
+var absMax = coll.SliceOpOf(func(dst, a, b []float64) {
+	for i := range dst {
+		dst[i] = max(abs(a[i]), abs(b[i]))
+	}
+}, true)
+
+func abs(x float64) float64 { return max(x, -x) }
+
+// A user operation on whole vectors.
+func ExampleSliceOpOf() {
+	onFour(func(im *coll.Image, f gsync.Flags) error {
+		x := []float64{float64(-im.ImageNum()), 0.5}
+		out := make([]float64, 2)
+		if err := coll.ReduceAllOf(im, im.TeamAll(), out, x, absMax, f); err != nil {
+			return err
+		}
+		if im.ImageNum() == 0 {
+			fmt.Println(out)
+		}
+		return nil
+	})
+	// Output: [3 0.5]
+}
+
+func ExampleReduceAllOf() {
+	onFour(func(im *coll.Image, f gsync.Flags) error {
+		x := []reducefn.ValLoc[float64]{{Val: float64((im.ImageNum() + 2) % 4), Loc: int64(im.ImageNum())}}
+		low := make([]reducefn.ValLoc[float64], 1)
+		if err := coll.ReduceAllOf(im, im.TeamAll(), low, x, coll.MinLoc, f); err != nil {
+			return err
+		}
+		if im.ImageNum() == 3 {
+			fmt.Printf("least %v, on image %d\n", low[0].Val, low[0].Loc)
+		}
+		return nil
+	})
+	// Output: least 0, on image 2
+}
+
+// The non-blocking form overlaps the reduction with other work.
+func ExampleReduceAllOfNB() {
+	onFour(func(im *coll.Image, f gsync.Flags) error {
+		sum := make([]float64, 1)
+		h, err := coll.ReduceAllOfNB(im, im.TeamAll(), sum, []float64{0.25}, coll.Sum, f)
+		if err != nil {
+			return err
+		}
+		// ... work that touches neither buffer ...
+		if err := h.Wait(context.Background()); err != nil {
+			return err
+		}
+		if im.ImageNum() == 0 {
+			fmt.Println(sum)
+		}
+		return nil
+	})
+	// Output: [1]
+}
+
+func ExampleReduceOf() {
+	onFour(func(im *coll.Image, f gsync.Flags) error {
+		var total []int
+		if im.ImageNum() == 1 {
+			total = make([]int, 1) // the root's alone (LOCAL addressing)
+		}
+		if err := coll.ReduceOf(im, im.TeamAll(), 1, total, []int{im.ImageNum()}, coll.Sum, f); err != nil {
+			return err
+		}
+		if im.ImageNum() == 1 {
+			fmt.Println(total)
+		}
+		return nil
+	})
+	// Output: [6]
+}
+
+func ExamplePrefixReduceOf() {
+	onFour(func(im *coll.Image, f gsync.Flags) error {
+		upto := make([]int, 1)
+		if err := coll.PrefixReduceOf(im, im.TeamAll(), upto, []int{im.ImageNum() + 1}, coll.Prod, f); err != nil {
+			return err
+		}
+		if im.ImageNum() == 3 {
+			fmt.Println(upto) // 1*2*3*4
+		}
+		return nil
+	})
+	// Output: [24]
+}
+
+func ExampleExclusivePrefixReduceOf() {
+	onFour(func(im *coll.Image, f gsync.Flags) error {
+		before := make([]int, 1)
+		if err := coll.ExclusivePrefixReduceOf(im, im.TeamAll(), before, []int{10}, coll.Sum, f); err != nil {
+			return err
+		}
+		if im.ImageNum() == 2 {
+			fmt.Println(before) // images 0 and 1 brought 10 each
+		}
+		return nil
+	})
+	// Output: [20]
+}
