@@ -42,6 +42,7 @@ import (
 	"sync"
 
 	"github.com/gocoll/gocoll/coll"
+	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/mpiconduit"
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -65,8 +66,30 @@ func WithOptions(o coll.Options) StartOption {
 // started is this process's image and what Stop ends with it.
 var started struct {
 	sync.Mutex
-	im *coll.Image
-	cd *mpiconduit.Conduit
+	im      *coll.Image
+	cd      *mpiconduit.Conduit
+	running bool // RunImages
+}
+
+// begin starts MPI at the level progress mode m needs (more with several
+// images per process) and makes the conduit; the caller holds started.
+func begin(m gsync.ProgressMode, several bool) (*mpiconduit.Conduit, error) {
+	if started.im != nil || started.running {
+		return nil, fmt.Errorf("%w: gocoll started already", coll.ErrInitTwice)
+	}
+	level := mpi.ThreadSerialized
+	if m != gsync.Polling || several {
+		level = mpi.ThreadMultiple
+	}
+	if !mpi.Initialized() {
+		if _, err := mpi.Init(level); err != nil {
+			return nil, fmt.Errorf("gocoll: MPI init: %w", err)
+		}
+	}
+	if mpi.Provided() < level {
+		return nil, fmt.Errorf("%w: MPI provides %v, gocoll needs %v", coll.ErrProgress, mpi.Provided(), level)
+	}
+	return mpiconduit.NewConduit(mpi.World())
 }
 
 // Start begins this process's part of a gocoll program (collective: every
@@ -83,22 +106,7 @@ func Start(opts ...StartOption) (*coll.Image, error) {
 	}
 	started.Lock()
 	defer started.Unlock()
-	if started.im != nil {
-		return nil, fmt.Errorf("%w: gocoll.Start called twice", coll.ErrInitTwice)
-	}
-	level := mpi.ThreadSerialized
-	if c.opts.Progress != gsync.Polling {
-		level = mpi.ThreadMultiple
-	}
-	if !mpi.Initialized() {
-		if _, err := mpi.Init(level); err != nil {
-			return nil, fmt.Errorf("gocoll: MPI init: %w", err)
-		}
-	}
-	if mpi.Provided() < level {
-		return nil, fmt.Errorf("%w: MPI provides %v, progress mode %v needs %v", coll.ErrProgress, mpi.Provided(), c.opts.Progress, level)
-	}
-	cd, err := mpiconduit.NewConduit(mpi.World())
+	cd, err := begin(c.opts.Progress, false)
 	if err != nil {
 		return nil, err
 	}
@@ -123,4 +131,58 @@ func Stop(im *coll.Image) error {
 	err = errors.Join(err, started.cd.Close())
 	started.im, started.cd = nil, nil
 	return errors.Join(err, mpi.Finalize())
+}
+
+// RunImages runs k images in this process, goroutines of one MPI process
+// (collective: every process of the job calls it with the same k), each
+// calling body with its image, and ends them all once every body returned,
+// then MPI: Start and Stop for several images per process. Image numbers
+// are node-major: process p holds images p*k to p*k+k-1. The images of a
+// process share its conduit; each calls the collectives for itself (the
+// package's collectives add AllThreads on their own). MPI runs at
+// MPI_THREAD_MULTIPLE.
+func RunImages(k int, body func(im *coll.Image) error, opts ...StartOption) error {
+	if k < 1 {
+		return fmt.Errorf("%w: %d images per process", coll.ErrImage, k)
+	}
+	var c startConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	started.Lock()
+	cd, err := begin(c.opts.Progress, k > 1)
+	if err != nil {
+		started.Unlock()
+		return err
+	}
+	started.running = true
+	started.Unlock()
+	perNode := make([]int, cd.Nodes())
+	for i := range perNode {
+		perNode[i] = k
+	}
+	table, err := images.New(perNode)
+	if err != nil {
+		return errors.Join(err, cd.Close())
+	}
+	first := table.First(cd.Node())
+	errs := make([]error, k)
+	var wg sync.WaitGroup
+	for i := range k {
+		wg.Go(func() {
+			im, err := coll.Init(cd, table, first+i, nil, 0, c.opts)
+			if err == nil {
+				err = errors.Join(body(im), im.Close())
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("image %d: %w", first+i, err)
+			}
+		})
+	}
+	wg.Wait()
+	err = errors.Join(errors.Join(errs...), cd.Close(), mpi.Finalize())
+	started.Lock()
+	started.running = false
+	started.Unlock()
+	return err
 }

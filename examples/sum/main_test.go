@@ -1,15 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/gocoll/gocoll/examples/internal/job"
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
@@ -24,7 +23,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	rank, P := mpi.World().Rank(), mpi.World().Size()
-	out := capture(main)
+	out := job.Capture(main)
 	if rank == 0 {
 		want := fmt.Sprintf("%d images, sum: [%d %d %d]\n", P, P, 2*P, P*(P-1)/2)
 		if out != want {
@@ -36,26 +35,6 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	os.Exit(m.Run())
-}
-
-// capture runs f with its standard output gathered.
-func capture(f func()) string {
-	r, w, err := os.Pipe()
-	if err != nil {
-		panic(err)
-	}
-	stdout := os.Stdout
-	os.Stdout = w
-	done := make(chan string)
-	go func() {
-		var b bytes.Buffer
-		_, _ = io.Copy(&b, r)
-		done <- b.String()
-	}()
-	f()
-	os.Stdout = stdout
-	w.Close()
-	return <-done
 }
 
 // TestReadmeShowsMain checks that README.md's first Go program is main.go.

@@ -5,6 +5,7 @@
 package job
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -107,4 +108,25 @@ func TestMain(m *testing.M, j **Job) int {
 		code = 1
 	}
 	return code
+}
+
+// Capture runs f with the process's standard output gathered, for tests
+// of programs that print.
+func Capture(f func()) string {
+	r, w, err := os.Pipe()
+	if err != nil {
+		panic(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	done := make(chan string)
+	go func() {
+		var b bytes.Buffer
+		_, _ = io.Copy(&b, r)
+		done <- b.String()
+	}()
+	f()
+	os.Stdout = stdout
+	w.Close()
+	return <-done
 }
