@@ -176,3 +176,30 @@ func ExampleExclusivePrefixReduceOf() {
 	})
 	// Output: [20]
 }
+
+// The m form: on two nodes of two images each, each node's first image
+// reduces for both of its images (a vector each).
+func ExampleReduceAllMOf() {
+	f := gsync.InMySync | gsync.OutMySync | gsync.Local
+	err := colltest.RunImages([]int{2, 2}, colltest.Options{}, coll.Options{}, nil, time.Minute,
+		func(im *coll.Image, nd *colltest.Node) error {
+			tb := im.Table()
+			first, k := tb.First(im.Node()), tb.On(im.Node())
+			nd.Rendezvous("sum", k)
+			var err error
+			if im.ImageNum() == first {
+				srcs := [][]int{{first, 1}, {first + 1, 1}} // the node's two images' vectors
+				dsts := [][]int{make([]int, 2), make([]int, 2)}
+				err = coll.ReduceAllMOf(im, im.TeamAll(), dsts, srcs, coll.Sum, f)
+				if err == nil && first == 0 {
+					fmt.Println(dsts[0], dsts[1])
+				}
+			}
+			nd.Rendezvous("sum", k)
+			return errors.Join(err, im.Close())
+		})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output: [6 4] [6 4]
+}

@@ -118,25 +118,9 @@ type compCall struct {
 // operation's entry are the image's last typed reduction's when it had
 // the same type and operation, as in a loop.
 func typedComp[T any](c *compCall, im *Image, t *images.Team, dst, src []T, withDst bool, op Op) error {
-	typ := reflect.TypeFor[T]()
-	e := typedEntry{typ: typ, op: op}
-	if im == nil || im.typed.typ != typ || im.typed.op != op {
-		var z T
-		switch {
-		case !plain[T]():
-			return fmt.Errorf("%w: %v", ErrType, typ)
-		case unsafe.Sizeof(z) == 0:
-			return fmt.Errorf("%w: %v has no bytes", ErrType, typ)
-		}
-		var err error
-		if e.fn, e.arg, err = opEntry(op, typ); err != nil {
-			return err
-		}
-		if im != nil {
-			im.typed = e
-		}
-	} else {
-		e = im.typed
+	e, err := entryFor[T](im, op)
+	if err != nil {
+		return err
 	}
 	switch {
 	case len(src) == 0:
@@ -150,6 +134,31 @@ func typedComp[T any](c *compCall, im *Image, t *images.Team, dst, src []T, with
 		c.count = t.Size()
 	}
 	return nil
+}
+
+// entryFor checks T and op and finds their entry, or takes it from the
+// image's last typed reduction when that had the same type and operation.
+func entryFor[T any](im *Image, op Op) (typedEntry, error) {
+	typ := reflect.TypeFor[T]()
+	if im != nil && im.typed.typ == typ && im.typed.op == op {
+		return im.typed, nil
+	}
+	e := typedEntry{typ: typ, op: op}
+	var z T
+	switch {
+	case !plain[T]():
+		return e, fmt.Errorf("%w: %v", ErrType, typ)
+	case unsafe.Sizeof(z) == 0:
+		return e, fmt.Errorf("%w: %v has no bytes", ErrType, typ)
+	}
+	var err error
+	if e.fn, e.arg, err = opEntry(op, typ); err != nil {
+		return e, err
+	}
+	if im != nil {
+		im.typed = e
+	}
+	return e, nil
 }
 
 // typedEntry is an element type and operation with its standard table
@@ -183,4 +192,108 @@ func opEntry(op Op, typ reflect.Type) (fn, arg int, err error) {
 		return 0, 0, fmt.Errorf("%w: %v of %v", ErrOpType, op, typ)
 	}
 	return stdBase + int(i), 0, nil
+}
+
+// The m forms: one vector per image of the calling node (LOCAL) or of the
+// team's table (SINGLE), as the byte m forms take their lists; the node's
+// representative calls for all of them.
+
+// ReduceAllMOf is ReduceAllOf with a destination and a source per image.
+func ReduceAllMOf[T any](im *Image, t *images.Team, dsts, srcs [][]T, op Op, f gsync.Flags) error {
+	var c compMCall
+	if err := typedCompM(&c, im, t, dsts, srcs, op); err != nil {
+		return err
+	}
+	return im.ReduceAllM(t, c.dsts, c.srcs, Cyclic, c.es, c.count, c.fn, c.arg, f)
+}
+
+// ReduceAllMOfNB is the non-blocking ReduceAllMOf.
+func ReduceAllMOfNB[T any](im *Image, t *images.Team, dsts, srcs [][]T, op Op, f gsync.Flags) (gsync.Handle, error) {
+	var c compMCall
+	if err := typedCompM(&c, im, t, dsts, srcs, op); err != nil {
+		return gsync.Handle{}, err
+	}
+	return im.ReduceAllMNB(t, c.dsts, c.srcs, Cyclic, c.es, c.count, c.fn, c.arg, f)
+}
+
+// ReduceMOf is ReduceOf with a source per image; dst is the root's, on
+// the root's node.
+func ReduceMOf[T any](im *Image, t *images.Team, root int, dst []T, srcs [][]T, op Op, f gsync.Flags) error {
+	var c compMCall
+	if err := typedCompM(&c, im, t, [][]T{dst}, srcs, op); err != nil {
+		return err
+	}
+	return im.ReduceM(t, root, c.dsts[0], c.srcs, Cyclic, c.es, c.count, c.fn, c.arg, f)
+}
+
+// ReduceMOfNB is the non-blocking ReduceMOf.
+func ReduceMOfNB[T any](im *Image, t *images.Team, root int, dst []T, srcs [][]T, op Op, f gsync.Flags) (gsync.Handle, error) {
+	var c compMCall
+	if err := typedCompM(&c, im, t, [][]T{dst}, srcs, op); err != nil {
+		return gsync.Handle{}, err
+	}
+	return im.ReduceMNB(t, root, c.dsts[0], c.srcs, Cyclic, c.es, c.count, c.fn, c.arg, f)
+}
+
+// PrefixReduceMOf is PrefixReduceOf with a destination and a source per
+// image.
+func PrefixReduceMOf[T any](im *Image, t *images.Team, dsts, srcs [][]T, op Op, f gsync.Flags) error {
+	var c compMCall
+	if err := typedCompM(&c, im, t, dsts, srcs, op); err != nil {
+		return err
+	}
+	return im.PrefixReduceM(t, c.dsts, Cyclic, c.srcs, Cyclic, c.es, c.count, c.fn, c.arg, f)
+}
+
+// ExclusivePrefixReduceMOf is ExclusivePrefixReduceOf with a destination
+// and a source per image.
+func ExclusivePrefixReduceMOf[T any](im *Image, t *images.Team, dsts, srcs [][]T, op Op, f gsync.Flags) error {
+	var c compMCall
+	if err := typedCompM(&c, im, t, dsts, srcs, op); err != nil {
+		return err
+	}
+	return im.ExclusivePrefixReduceM(t, c.dsts, Cyclic, c.srcs, Cyclic, c.es, c.count, c.fn, c.arg, f)
+}
+
+// compMCall is a typed m-form reduction in the byte forms' terms.
+type compMCall struct {
+	dsts, srcs         [][]byte
+	es, count, fn, arg int
+}
+
+// typedCompM fills c from an m form's lists: every vector given (nil
+// entries are images the call does not concern) has the same length.
+func typedCompM[T any](c *compMCall, im *Image, t *images.Team, dsts, srcs [][]T, op Op) error {
+	e, err := entryFor[T](im, op)
+	if err != nil {
+		return err
+	}
+	n := -1
+	for _, l := range [2][][]T{srcs, dsts} {
+		for k, v := range l {
+			switch {
+			case v == nil:
+			case n < 0:
+				n = len(v)
+			case len(v) != n:
+				return fmt.Errorf("%w: vector %d has %d elements, another %d", ErrLength, k, len(v), n)
+			}
+		}
+	}
+	if n <= 0 {
+		return fmt.Errorf("%w: no vector, or empty ones", ErrLength)
+	}
+	c.dsts, c.srcs = make([][]byte, len(dsts)), make([][]byte, len(srcs))
+	for k, v := range dsts {
+		c.dsts[k] = bytesView(v)
+	}
+	for k, v := range srcs {
+		c.srcs[k] = bytesView(v)
+	}
+	var z T
+	c.es, c.fn, c.arg = n*int(unsafe.Sizeof(z)), e.fn, e.arg
+	if t != nil {
+		c.count = t.Size()
+	}
+	return nil
 }
