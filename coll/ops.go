@@ -108,8 +108,12 @@ var (
 // lower ranks). fn must be pure: gocoll may call it on any of the process's
 // goroutines that is inside a gocoll call, and on any pair of partial
 // results. Make operations once (a package-level variable, or before the
-// loop): each one is kept for the life of the process.
+// loop): each one is kept for the life of the process. A nil fn makes no
+// operation (the zero Op, which the reductions refuse with ErrOp).
 func OpOf[T any](fn func(a, b T) T, commutative bool) Op {
+	if fn == nil {
+		return Op{}
+	}
 	return newUserOp[T](fn, !commutative, func(dst, a, b []byte) {
 		d, x, y := view[T](dst), view[T](a), view[T](b)
 		for i := range d {
@@ -121,6 +125,9 @@ func OpOf[T any](fn func(a, b T) T, commutative bool) Op {
 // SliceOpOf makes an operation of fn, which sets dst to a op b for whole
 // vectors (dst may be a itself); as OpOf otherwise.
 func SliceOpOf[T any](fn func(dst, a, b []T), commutative bool) Op {
+	if fn == nil {
+		return Op{}
+	}
 	return newUserOp[T](fn, !commutative, func(dst, a, b []byte) {
 		fn(view[T](dst), view[T](a), view[T](b))
 	})

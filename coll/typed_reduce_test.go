@@ -49,6 +49,7 @@ func TestTypedReductionErrors(t *testing.T) {
 			{"empty", coll.ReduceAllOf(im, tm, y[:0], y[:0], coll.Sum, f), coll.ErrLength},
 			{"nil dst", coll.PrefixReduceOf(im, tm, nil, x, coll.Sum, f), coll.ErrLength},
 			{"no operation", coll.ReduceAllOf(im, tm, make([]float64, 4), x, coll.Op{}, f), coll.ErrOp},
+			{"nil function", coll.ReduceAllOf(im, tm, make([]float64, 4), x, coll.OpOf[float64](nil, true), f), coll.ErrOp},
 			{"Sum of a struct", coll.ReduceAllOf(im, tm, make([]pt, 1), make([]pt, 1), coll.Sum, f), coll.ErrOpType},
 			{"bits of floats", coll.ReduceAllOf(im, tm, make([]float64, 4), x, coll.BitXor, f), coll.ErrOpType},
 			{"MinLoc of floats", coll.ReduceAllOf(im, tm, make([]float64, 4), x, coll.MinLoc, f), coll.ErrOpType},
