@@ -19,13 +19,15 @@ var ErrType = errors.New("gocoll: element type holds pointers")
 
 // raw is the byte view of s, or ErrType when T cannot be moved as bytes.
 func raw[T any](s []T) ([]byte, int, error) {
-	var z T
-	size := int(unsafe.Sizeof(z))
 	if !plain[T]() {
-		return nil, 0, fmt.Errorf("%w: %v", ErrType, reflect.TypeFor[T]())
+		return nil, 0, typeError[T]()
 	}
-	return bytesView(s), size, nil
+	var z T
+	return bytesView(s), int(unsafe.Sizeof(z)), nil
 }
+
+// typeError is ErrType for T.
+func typeError[T any]() error { return fmt.Errorf("%w: %v", ErrType, typeOf[T]()) }
 
 // bytesView is s as bytes, T known to be plain.
 func bytesView[T any](s []T) []byte {
@@ -37,15 +39,16 @@ func bytesView[T any](s []T) []byte {
 }
 
 // plain reports that T holds no pointers. The numbers are answered without
-// reflection's walk: they are most calls, and small ones.
+// reflection's walk (numKind): they are most calls, and small ones.
 func plain[T any]() bool {
-	switch any(*new(T)).(type) {
-	case float64, float32, int, int64, int32, int16, int8, uint, uint64, uint32, uint16, uint8,
-		complex128, complex64, bool:
-		return true
-	}
-	return !hasPointers(reflect.TypeFor[T]())
+	return numKind[T]() != eNone || !hasPointers(typeOf[T]())
 }
+
+// typeOf is reflect.TypeFor[T], kept out of line: inlined, it would keep
+// its callers (on the path of every typed call) from being inlined.
+//
+//go:noinline
+func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 
 func hasPointers(t reflect.Type) bool {
 	switch t.Kind() {
@@ -67,11 +70,11 @@ func hasPointers(t reflect.Type) bool {
 // bytesOf is the byte view of a single-address form's dst and src and its
 // count in bytes.
 func bytesOf[T any](dst, src []T, count int) (d, s []byte, nbytes int, err error) {
-	d, size, err := raw(dst)
-	if err != nil {
-		return nil, nil, 0, err
+	if !plain[T]() {
+		return nil, nil, 0, typeError[T]()
 	}
-	return d, bytesView(src), count * size, nil
+	var z T
+	return bytesView(dst), bytesView(src), count * int(unsafe.Sizeof(z)), nil
 }
 
 // The blocking forms call the blocking byte forms, not the non-blocking

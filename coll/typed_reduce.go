@@ -118,7 +118,7 @@ type compCall struct {
 // operation's entry are the image's last typed reduction's when it had
 // the same type and operation, as in a loop.
 func typedComp[T any](c *compCall, im *Image, t *images.Team, dst, src []T, withDst bool, op Op) error {
-	e, err := entryFor[T](im, op)
+	fn, arg, err := opFor[T](im, op)
 	if err != nil {
 		return err
 	}
@@ -129,11 +129,64 @@ func typedComp[T any](c *compCall, im *Image, t *images.Team, dst, src []T, with
 		return fmt.Errorf("%w: dst has %d elements, src %d", ErrLength, len(dst), len(src))
 	}
 	c.dst, c.src = bytesView(dst), bytesView(src)
-	c.es, c.fn, c.arg = len(c.src), e.fn, e.arg
+	c.es, c.fn, c.arg = len(c.src), fn, arg
 	if t != nil {
 		c.count = t.Size()
 	}
 	return nil
+}
+
+// opFor is op's standard table index and argument for elements of T, or
+// why there is none. A built-in operation on one of Go's numbers is found
+// by a type switch (on the path of every small reduction, reflection's
+// lookups are most of the typed layer's cost); other types and the user
+// operations take entryFor's way.
+func opFor[T any](im *Image, op Op) (fn, arg int, err error) {
+	if op.u == nil && op.b < numOps {
+		if k := numKind[T](); k != eNone {
+			if i := std.index[op.b][k]; i >= 0 {
+				return stdBase + int(i), 0, nil
+			}
+		}
+	}
+	e, err := entryFor[T](im, op)
+	return e.fn, e.arg, err
+}
+
+// numKind is T's elemKind when T is one of Go's numbers (not a named type
+// of one: kindOf knows those), eNone otherwise.
+func numKind[T any]() elemKind {
+	switch any((*T)(nil)).(type) {
+	case *float64:
+		return eFloat64
+	case *float32:
+		return eFloat32
+	case *int:
+		return eInt
+	case *int64:
+		return eInt64
+	case *int32:
+		return eInt32
+	case *int16:
+		return eInt16
+	case *int8:
+		return eInt8
+	case *uint:
+		return eUint
+	case *uint64:
+		return eUint64
+	case *uint32:
+		return eUint32
+	case *uint16:
+		return eUint16
+	case *uint8:
+		return eUint8
+	case *complex128:
+		return eComplex128
+	case *complex64:
+		return eComplex64
+	}
+	return eNone
 }
 
 // entryFor checks T and op and finds their entry, or takes it from the

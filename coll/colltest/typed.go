@@ -16,6 +16,12 @@ import (
 // with: the byte forms' entries for a sum of int64 and a max of float64.
 var TypedFns = []reducefn.Entry{reducefn.Sum[int64](), reducefn.Max[float64]()}
 
+// Celsius and Flags8 are named types of numbers.
+type (
+	Celsius float64
+	Flags8  uint8
+)
+
 // Mat2 is a 2x2 integer matrix, row-major: its product is associative and
 // not commutative, so a reduction by it shows the images' order.
 type Mat2 [4]int64
@@ -65,6 +71,10 @@ func TypedReductions(im *coll.Image, t *images.Team) error {
 			ordered(c, "uint16", func(r, i int) uint16 { return uint16(u(r, i)) }),
 			integer(c, "uint32", func(r, i int) uint32 { return uint32(u(r, i)) * 0x01010101 }),
 			integer(c, "int16", func(r, i int) int16 { return int16(v(r, i)) }),
+			// named types of numbers take the built-in operations too
+			ordered(c, "Celsius", func(r, i int) Celsius { return Celsius(v(r, i)) / 2 }),
+			numeric(c, "Celsius", func(r, i int) Celsius { return Celsius(v(r, i)) / 2 }),
+			integer(c, "Flags8", func(r, i int) Flags8 { return Flags8(u(r, i)) }),
 			complexes(c),
 			locs(c),
 			user(c),
