@@ -268,8 +268,34 @@ func ExampleWithFlags() {
 }
 
 // WithOptions passes the engine's options to Start: here the checked mode,
-// in which the images agree on every collective's arguments first.
+// in which the images agree on every collective's arguments first. (A
+// process starts MPI once, so this example is built by go test but not
+// run; examples/imagesum runs with these options under its test.)
 func ExampleWithOptions() {
-	fmt.Println(gocoll.WithOptions(coll.Options{Check: true}) != nil)
-	// Output: true
+	im, err := gocoll.Start(gocoll.WithOptions(coll.Options{Check: true}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer gocoll.Stop(im)
+	// ... the program's collectives ...
+}
+
+// RunImages runs several images (goroutines) in each MPI process, each
+// calling the collectives for itself. (Built by go test, not run, as for
+// WithOptions: examples/imagesum is this program, run by its test in one
+// process and under mpirun.)
+func ExampleRunImages() {
+	err := gocoll.RunImages(4, func(im *coll.Image) error {
+		sum := make([]float64, 1)
+		if err := gocoll.ReduceAll(im, sum, []float64{1}, gocoll.Sum); err != nil {
+			return err
+		}
+		if im.ImageNum() == 0 {
+			fmt.Println(sum[0] == float64(im.Images()))
+		}
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
 }

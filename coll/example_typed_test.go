@@ -177,29 +177,224 @@ func ExampleExclusivePrefixReduceOf() {
 	// Output: [20]
 }
 
-// The m form: on two nodes of two images each, each node's first image
-// reduces for both of its images (a vector each).
-func ExampleReduceAllMOf() {
+func ExampleReduceOfNB() {
+	onFour(func(im *coll.Image, f gsync.Flags) error {
+		var best []float64
+		if im.ImageNum() == 0 {
+			best = make([]float64, 1)
+		}
+		h, err := coll.ReduceOfNB(im, im.TeamAll(), 0, best, []float64{float64(im.ImageNum()) / 2}, coll.Max, f)
+		if err != nil {
+			return err
+		}
+		if err := h.Wait(context.Background()); err != nil {
+			return err
+		}
+		if best != nil {
+			fmt.Println(best)
+		}
+		return nil
+	})
+	// Output: [1.5]
+}
+
+func ExamplePrefixReduceOfNB() {
+	onFour(func(im *coll.Image, f gsync.Flags) error {
+		upto := make([]int, 1)
+		h, err := coll.PrefixReduceOfNB(im, im.TeamAll(), upto, []int{1}, coll.Sum, f)
+		if err != nil {
+			return err
+		}
+		if err := h.Wait(context.Background()); err != nil {
+			return err
+		}
+		if im.ImageNum() == 2 {
+			fmt.Println(upto) // images 0, 1 and 2
+		}
+		return nil
+	})
+	// Output: [3]
+}
+
+func ExampleExclusivePrefixReduceOfNB() {
+	onFour(func(im *coll.Image, f gsync.Flags) error {
+		below := make([]int, 1)
+		h, err := coll.ExclusivePrefixReduceOfNB(im, im.TeamAll(), below, []int{im.ImageNum()}, coll.Max, f)
+		if err != nil {
+			return err
+		}
+		if err := h.Wait(context.Background()); err != nil {
+			return err
+		}
+		if im.ImageNum() == 3 {
+			fmt.Println(below) // the greatest of images 0..2
+		}
+		return nil
+	})
+	// Output: [2]
+}
+
+// onTwoByTwo runs body on two nodes of two in-process images each: the
+// m forms are called by each node's first image, for both of the node's
+// images (first and first+1), while the other waits.
+func onTwoByTwo(body func(im *coll.Image, first int, f gsync.Flags) error) {
 	f := gsync.InMySync | gsync.OutMySync | gsync.Local
 	err := colltest.RunImages([]int{2, 2}, colltest.Options{}, coll.Options{}, nil, time.Minute,
 		func(im *coll.Image, nd *colltest.Node) error {
-			tb := im.Table()
-			first, k := tb.First(im.Node()), tb.On(im.Node())
-			nd.Rendezvous("sum", k)
+			first := im.Table().First(im.Node())
+			nd.Rendezvous("m", 2)
 			var err error
 			if im.ImageNum() == first {
-				srcs := [][]int{{first, 1}, {first + 1, 1}} // the node's two images' vectors
-				dsts := [][]int{make([]int, 2), make([]int, 2)}
-				err = coll.ReduceAllMOf(im, im.TeamAll(), dsts, srcs, coll.Sum, f)
-				if err == nil && first == 0 {
-					fmt.Println(dsts[0], dsts[1])
-				}
+				err = body(im, first, f)
 			}
-			nd.Rendezvous("sum", k)
+			nd.Rendezvous("m", 2)
 			return errors.Join(err, im.Close())
 		})
 	if err != nil {
 		log.Fatal(err)
 	}
+}
+
+// The m form: each node's first image reduces for both of its images (a
+// vector each).
+func ExampleReduceAllMOf() {
+	onTwoByTwo(func(im *coll.Image, first int, f gsync.Flags) error {
+		srcs := [][]int{{first, 1}, {first + 1, 1}} // the node's two images' vectors
+		dsts := [][]int{make([]int, 2), make([]int, 2)}
+		if err := coll.ReduceAllMOf(im, im.TeamAll(), dsts, srcs, coll.Sum, f); err != nil {
+			return err
+		}
+		if first == 0 {
+			fmt.Println(dsts[0], dsts[1])
+		}
+		return nil
+	})
 	// Output: [6 4] [6 4]
+}
+
+func ExampleReduceAllMOfNB() {
+	onTwoByTwo(func(im *coll.Image, first int, f gsync.Flags) error {
+		srcs := [][]float64{{0.5}, {0.5}}
+		dsts := [][]float64{make([]float64, 1), make([]float64, 1)}
+		h, err := coll.ReduceAllMOfNB(im, im.TeamAll(), dsts, srcs, coll.Sum, f)
+		if err != nil {
+			return err
+		}
+		if err := h.Wait(context.Background()); err != nil {
+			return err
+		}
+		if first == 2 {
+			fmt.Println(dsts[1])
+		}
+		return nil
+	})
+	// Output: [2]
+}
+
+// The root's node passes the root's destination; the other node passes nil.
+func ExampleReduceMOf() {
+	onTwoByTwo(func(im *coll.Image, first int, f gsync.Flags) error {
+		var dst []int
+		if first == 2 {
+			dst = make([]int, 1) // image 3's, the root
+		}
+		srcs := [][]int{{first}, {first + 1}}
+		if err := coll.ReduceMOf(im, im.TeamAll(), 3, dst, srcs, coll.Max, f); err != nil {
+			return err
+		}
+		if dst != nil {
+			fmt.Println(dst)
+		}
+		return nil
+	})
+	// Output: [3]
+}
+
+func ExampleReduceMOfNB() {
+	onTwoByTwo(func(im *coll.Image, first int, f gsync.Flags) error {
+		var dst []int
+		if first == 0 {
+			dst = make([]int, 1) // image 0's, the root
+		}
+		h, err := coll.ReduceMOfNB(im, im.TeamAll(), 0, dst, [][]int{{1}, {1}}, coll.Sum, f)
+		if err != nil {
+			return err
+		}
+		if err := h.Wait(context.Background()); err != nil {
+			return err
+		}
+		if dst != nil {
+			fmt.Println(dst)
+		}
+		return nil
+	})
+	// Output: [4]
+}
+
+func ExamplePrefixReduceMOf() {
+	onTwoByTwo(func(im *coll.Image, first int, f gsync.Flags) error {
+		srcs := [][]int{{first + 1}, {first + 2}}
+		dsts := [][]int{make([]int, 1), make([]int, 1)}
+		if err := coll.PrefixReduceMOf(im, im.TeamAll(), dsts, srcs, coll.Sum, f); err != nil {
+			return err
+		}
+		if first == 2 {
+			fmt.Println(dsts[0], dsts[1]) // images 2 and 3: 1+2+3, 1+2+3+4
+		}
+		return nil
+	})
+	// Output: [6] [10]
+}
+
+func ExamplePrefixReduceMOfNB() {
+	onTwoByTwo(func(im *coll.Image, first int, f gsync.Flags) error {
+		srcs := [][]int{{2}, {2}}
+		dsts := [][]int{make([]int, 1), make([]int, 1)}
+		h, err := coll.PrefixReduceMOfNB(im, im.TeamAll(), dsts, srcs, coll.Prod, f)
+		if err != nil {
+			return err
+		}
+		if err := h.Wait(context.Background()); err != nil {
+			return err
+		}
+		if first == 2 {
+			fmt.Println(dsts[0], dsts[1])
+		}
+		return nil
+	})
+	// Output: [8] [16]
+}
+
+func ExampleExclusivePrefixReduceMOf() {
+	onTwoByTwo(func(im *coll.Image, first int, f gsync.Flags) error {
+		srcs := [][]int{{10}, {10}}
+		dsts := [][]int{make([]int, 1), make([]int, 1)}
+		if err := coll.ExclusivePrefixReduceMOf(im, im.TeamAll(), dsts, srcs, coll.Sum, f); err != nil {
+			return err
+		}
+		if first == 2 {
+			fmt.Println(dsts[0], dsts[1]) // images 2 and 3: what 0..1 and 0..2 brought
+		}
+		return nil
+	})
+	// Output: [20] [30]
+}
+
+func ExampleExclusivePrefixReduceMOfNB() {
+	onTwoByTwo(func(im *coll.Image, first int, f gsync.Flags) error {
+		srcs := [][]int{{first}, {first + 1}}
+		dsts := [][]int{make([]int, 1), make([]int, 1)}
+		h, err := coll.ExclusivePrefixReduceMOfNB(im, im.TeamAll(), dsts, srcs, coll.Max, f)
+		if err != nil {
+			return err
+		}
+		if err := h.Wait(context.Background()); err != nil {
+			return err
+		}
+		if first == 2 {
+			fmt.Println(dsts[0], dsts[1])
+		}
+		return nil
+	})
+	// Output: [1] [2]
 }

@@ -17,13 +17,15 @@ import (
 // ErrType: T holds pointers, so its bytes cannot be moved between nodes.
 var ErrType = errors.New("gocoll: element type holds pointers")
 
-// raw is the byte view of s, or ErrType when T cannot be moved as bytes.
-func raw[T any](s []T) ([]byte, int, error) {
-	if !plain[T]() {
-		return nil, 0, typeError[T]()
-	}
+// elemSize is the size of T in bytes, or ErrType when T cannot be moved
+// as bytes. The numbers are answered without reflection's walk (numKind):
+// they are most calls, and small ones.
+func elemSize[T any]() (int, error) {
 	var z T
-	return bytesView(s), int(unsafe.Sizeof(z)), nil
+	if numKind[T]() == eNone && hasPointers(typeOf[T]()) {
+		return 0, typeError[T]()
+	}
+	return int(unsafe.Sizeof(z)), nil
 }
 
 // typeError is ErrType for T.
@@ -36,12 +38,6 @@ func bytesView[T any](s []T) []byte {
 	}
 	var z T
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
-}
-
-// plain reports that T holds no pointers. The numbers are answered without
-// reflection's walk (numKind): they are most calls, and small ones.
-func plain[T any]() bool {
-	return numKind[T]() != eNone || !hasPointers(typeOf[T]())
 }
 
 // typeOf is reflect.TypeFor[T], kept out of line: inlined, it would keep
@@ -67,134 +63,121 @@ func hasPointers(t reflect.Type) bool {
 	return false
 }
 
-// bytesOf is the byte view of a single-address form's dst and src and its
-// count in bytes.
-func bytesOf[T any](dst, src []T, count int) (d, s []byte, nbytes int, err error) {
-	if !plain[T]() {
-		return nil, nil, 0, typeError[T]()
-	}
-	var z T
-	return bytesView(dst), bytesView(src), count * int(unsafe.Sizeof(z)), nil
-}
-
 // The blocking forms call the blocking byte forms, not the non-blocking
 // ones and a wait: a blocking call has ways of its own (package doc, "Cost
 // of a call").
 
 // BroadcastOf is Broadcast of count elements.
 func BroadcastOf[T any](im *Image, t *images.Team, dst []T, root int, src []T, count int, f gsync.Flags) error {
-	d, s, n, err := bytesOf(dst, src, count)
+	size, err := elemSize[T]()
 	if err != nil {
 		return err
 	}
-	return im.Broadcast(t, d, root, s, n, f)
+	return im.Broadcast(t, bytesView(dst), root, bytesView(src), count*size, f)
 }
 
 // BroadcastOfNB is BroadcastNB of count elements.
 func BroadcastOfNB[T any](im *Image, t *images.Team, dst []T, root int, src []T, count int, f gsync.Flags) (gsync.Handle, error) {
-	d, s, n, err := bytesOf(dst, src, count)
+	size, err := elemSize[T]()
 	if err != nil {
 		return gsync.Handle{}, err
 	}
-	return im.BroadcastNB(t, d, root, s, n, f)
+	return im.BroadcastNB(t, bytesView(dst), root, bytesView(src), count*size, f)
 }
 
 // ScatterOf is Scatter of count elements per image.
 func ScatterOf[T any](im *Image, t *images.Team, dst []T, root int, src []T, count int, f gsync.Flags) error {
-	d, s, n, err := bytesOf(dst, src, count)
+	size, err := elemSize[T]()
 	if err != nil {
 		return err
 	}
-	return im.Scatter(t, d, root, s, n, f)
+	return im.Scatter(t, bytesView(dst), root, bytesView(src), count*size, f)
 }
 
 // ScatterOfNB is ScatterNB of count elements per image.
 func ScatterOfNB[T any](im *Image, t *images.Team, dst []T, root int, src []T, count int, f gsync.Flags) (gsync.Handle, error) {
-	d, s, n, err := bytesOf(dst, src, count)
+	size, err := elemSize[T]()
 	if err != nil {
 		return gsync.Handle{}, err
 	}
-	return im.ScatterNB(t, d, root, s, n, f)
+	return im.ScatterNB(t, bytesView(dst), root, bytesView(src), count*size, f)
 }
 
 // GatherOf is Gather of count elements per image.
 func GatherOf[T any](im *Image, t *images.Team, root int, dst, src []T, count int, f gsync.Flags) error {
-	d, s, n, err := bytesOf(dst, src, count)
+	size, err := elemSize[T]()
 	if err != nil {
 		return err
 	}
-	return im.Gather(t, root, d, s, n, f)
+	return im.Gather(t, root, bytesView(dst), bytesView(src), count*size, f)
 }
 
 // GatherOfNB is GatherNB of count elements per image.
 func GatherOfNB[T any](im *Image, t *images.Team, root int, dst, src []T, count int, f gsync.Flags) (gsync.Handle, error) {
-	d, s, n, err := bytesOf(dst, src, count)
+	size, err := elemSize[T]()
 	if err != nil {
 		return gsync.Handle{}, err
 	}
-	return im.GatherNB(t, root, d, s, n, f)
+	return im.GatherNB(t, root, bytesView(dst), bytesView(src), count*size, f)
 }
 
 // GatherAllOf is GatherAll of count elements per image.
 func GatherAllOf[T any](im *Image, t *images.Team, dst, src []T, count int, f gsync.Flags) error {
-	d, s, n, err := bytesOf(dst, src, count)
+	size, err := elemSize[T]()
 	if err != nil {
 		return err
 	}
-	return im.GatherAll(t, d, s, n, f)
+	return im.GatherAll(t, bytesView(dst), bytesView(src), count*size, f)
 }
 
 // GatherAllOfNB is GatherAllNB of count elements per image.
 func GatherAllOfNB[T any](im *Image, t *images.Team, dst, src []T, count int, f gsync.Flags) (gsync.Handle, error) {
-	d, s, n, err := bytesOf(dst, src, count)
+	size, err := elemSize[T]()
 	if err != nil {
 		return gsync.Handle{}, err
 	}
-	return im.GatherAllNB(t, d, s, n, f)
+	return im.GatherAllNB(t, bytesView(dst), bytesView(src), count*size, f)
 }
 
 // ExchangeOf is Exchange of count elements per block.
 func ExchangeOf[T any](im *Image, t *images.Team, dst, src []T, count int, f gsync.Flags) error {
-	d, s, n, err := bytesOf(dst, src, count)
+	size, err := elemSize[T]()
 	if err != nil {
 		return err
 	}
-	return im.Exchange(t, d, s, n, f)
+	return im.Exchange(t, bytesView(dst), bytesView(src), count*size, f)
 }
 
 // ExchangeOfNB is ExchangeNB of count elements per block.
 func ExchangeOfNB[T any](im *Image, t *images.Team, dst, src []T, count int, f gsync.Flags) (gsync.Handle, error) {
-	d, s, n, err := bytesOf(dst, src, count)
+	size, err := elemSize[T]()
 	if err != nil {
 		return gsync.Handle{}, err
 	}
-	return im.ExchangeNB(t, d, s, n, f)
+	return im.ExchangeNB(t, bytesView(dst), bytesView(src), count*size, f)
 }
 
-// rawList is the byte view of every slice of l (nil stays nil).
-func rawList[T any](l [][]T) ([][]byte, int, error) {
-	_, size, err := raw[T](nil)
-	if err != nil || l == nil {
-		return nil, size, err
+// bytesList is l with every slice as bytes (nil stays nil), T known to be
+// plain.
+func bytesList[T any](l [][]T) [][]byte {
+	if l == nil {
+		return nil
 	}
 	out := make([][]byte, len(l))
 	for i, s := range l {
-		out[i], _, _ = raw(s)
+		out[i] = bytesView(s)
 	}
-	return out, size, nil
+	return out
 }
 
 // listsOf is the byte view of an m form's lists and single arguments and
 // its count in bytes.
 func listsOf[T any](dsts [][]T, dst []T, srcs [][]T, src []T, count int) (dl [][]byte, d []byte, sl [][]byte, s []byte, nbytes int, err error) {
-	dl, size, err := rawList(dsts)
+	size, err := elemSize[T]()
 	if err != nil {
 		return nil, nil, nil, nil, 0, err
 	}
-	sl, _, _ = rawList(srcs)
-	d, _, _ = raw(dst)
-	s, _, _ = raw(src)
-	return dl, d, sl, s, count * size, nil
+	return bytesList(dsts), bytesView(dst), bytesList(srcs), bytesView(src), count * size, nil
 }
 
 // BroadcastMOf is BroadcastM of count elements.

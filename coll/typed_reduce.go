@@ -197,14 +197,13 @@ func entryFor[T any](im *Image, op Op) (typedEntry, error) {
 		return im.typed, nil
 	}
 	e := typedEntry{typ: typ, op: op}
-	var z T
+	size, err := elemSize[T]()
 	switch {
-	case !plain[T]():
-		return e, fmt.Errorf("%w: %v", ErrType, typ)
-	case unsafe.Sizeof(z) == 0:
+	case err != nil:
+		return e, err
+	case size == 0:
 		return e, fmt.Errorf("%w: %v has no bytes", ErrType, typ)
 	}
-	var err error
 	if e.fn, e.arg, err = opEntry(op, typ); err != nil {
 		return e, err
 	}
@@ -298,6 +297,15 @@ func PrefixReduceMOf[T any](im *Image, t *images.Team, dsts, srcs [][]T, op Op, 
 	return im.PrefixReduceM(t, c.dsts, Cyclic, c.srcs, Cyclic, c.es, c.count, c.fn, c.arg, f)
 }
 
+// PrefixReduceMOfNB is the non-blocking PrefixReduceMOf.
+func PrefixReduceMOfNB[T any](im *Image, t *images.Team, dsts, srcs [][]T, op Op, f gsync.Flags) (gsync.Handle, error) {
+	var c compMCall
+	if err := typedCompM(&c, im, t, dsts, srcs, op); err != nil {
+		return gsync.Handle{}, err
+	}
+	return im.PrefixReduceMNB(t, c.dsts, Cyclic, c.srcs, Cyclic, c.es, c.count, c.fn, c.arg, f)
+}
+
 // ExclusivePrefixReduceMOf is ExclusivePrefixReduceOf with a destination
 // and a source per image.
 func ExclusivePrefixReduceMOf[T any](im *Image, t *images.Team, dsts, srcs [][]T, op Op, f gsync.Flags) error {
@@ -306,6 +314,15 @@ func ExclusivePrefixReduceMOf[T any](im *Image, t *images.Team, dsts, srcs [][]T
 		return err
 	}
 	return im.ExclusivePrefixReduceM(t, c.dsts, Cyclic, c.srcs, Cyclic, c.es, c.count, c.fn, c.arg, f)
+}
+
+// ExclusivePrefixReduceMOfNB is the non-blocking ExclusivePrefixReduceMOf.
+func ExclusivePrefixReduceMOfNB[T any](im *Image, t *images.Team, dsts, srcs [][]T, op Op, f gsync.Flags) (gsync.Handle, error) {
+	var c compMCall
+	if err := typedCompM(&c, im, t, dsts, srcs, op); err != nil {
+		return gsync.Handle{}, err
+	}
+	return im.ExclusivePrefixReduceMNB(t, c.dsts, Cyclic, c.srcs, Cyclic, c.es, c.count, c.fn, c.arg, f)
 }
 
 // compMCall is a typed m-form reduction in the byte forms' terms.
@@ -317,7 +334,7 @@ type compMCall struct {
 // typedCompM fills c from an m form's lists: every vector given (nil
 // entries are images the call does not concern) has the same length.
 func typedCompM[T any](c *compMCall, im *Image, t *images.Team, dsts, srcs [][]T, op Op) error {
-	e, err := entryFor[T](im, op)
+	fn, arg, err := opFor[T](im, op)
 	if err != nil {
 		return err
 	}
@@ -344,7 +361,7 @@ func typedCompM[T any](c *compMCall, im *Image, t *images.Team, dsts, srcs [][]T
 		c.srcs[k] = bytesView(v)
 	}
 	var z T
-	c.es, c.fn, c.arg = n*int(unsafe.Sizeof(z)), e.fn, e.arg
+	c.es, c.fn, c.arg = n*int(unsafe.Sizeof(z)), fn, arg
 	if t != nil {
 		c.count = t.Size()
 	}

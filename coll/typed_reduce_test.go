@@ -98,108 +98,15 @@ func TestTypedReductionErrors(t *testing.T) {
 // commutative and a non-commutative operation, against the fold over the
 // images in rank order.
 func TestTypedReductionsM(t *testing.T) {
-	matMul := coll.OpOf(matMul2, false)
-	val := func(img, i int) [4]int64 { return [4]int64{1, int64((img + i) % 3), int64(img%2) - 1, 1} }
 	for _, per := range [][]int{{1}, {2, 3, 1}, {3, 3}} {
 		t.Run(fmt.Sprint(per), func(t *testing.T) {
 			err := colltest.RunImages(per, colltest.Options{MaxDelay: 10 * time.Microsecond}, coll.Options{}, nil, time.Minute,
 				func(im *coll.Image, nd *colltest.Node) error {
-					tb := im.Table()
-					first, k, P := tb.First(im.Node()), tb.On(im.Node()), tb.Images()
-					const n = 3
-					// want[j]: the product over images 0..j, lane by lane.
-					want := make([][n][4]int64, P)
-					for j := range P {
-						for i := range n {
-							want[j][i] = val(j, i)
-							if j > 0 {
-								want[j][i] = matMul2(want[j-1][i], val(j, i))
-							}
-						}
-					}
-					nd.Rendezvous("m", k)
-					var err error
-					if im.ImageNum() == first {
-						err = reduceM(im, matMul, first, k, P, n, val, want)
-					}
-					nd.Rendezvous("m", k)
-					return errors.Join(err, im.Close())
+					return errors.Join(colltest.TypedReductionsM(im, nd), im.Close())
 				})
 			if err != nil {
 				t.Fatal(err)
 			}
 		})
 	}
-}
-
-func matMul2(a, b [4]int64) [4]int64 {
-	return [4]int64{a[0]*b[0] + a[1]*b[2], a[0]*b[1] + a[1]*b[3], a[2]*b[0] + a[3]*b[2], a[2]*b[1] + a[3]*b[3]}
-}
-
-// reduceM runs the four m forms for the node's k images from first.
-func reduceM(im *coll.Image, op coll.Op, first, k, P, n int, val func(img, i int) [4]int64, want [][3][4]int64) error {
-	f := gsync.InMySync | gsync.OutMySync | gsync.Local
-	tm := im.TeamAll()
-	srcs, dsts := make([][][4]int64, k), make([][][4]int64, k)
-	for m := range k {
-		srcs[m], dsts[m] = make([][4]int64, n), make([][4]int64, n)
-		for i := range n {
-			srcs[m][i] = val(first+m, i)
-		}
-	}
-	check := func(form string, img int, got [][4]int64, w [3][4]int64) error {
-		for i := range n {
-			if got[i] != w[i] {
-				return fmt.Errorf("%s: image %d lane %d: %v, want %v", form, img, i, got[i], w[i])
-			}
-		}
-		return nil
-	}
-	if err := coll.ReduceAllMOf(im, tm, dsts, srcs, op, f); err != nil {
-		return err
-	}
-	for m := range k {
-		if err := check("ReduceAllMOf", first+m, dsts[m], want[P-1]); err != nil {
-			return err
-		}
-	}
-	if err := coll.PrefixReduceMOf(im, tm, dsts, srcs, op, f); err != nil {
-		return err
-	}
-	for m := range k {
-		if err := check("PrefixReduceMOf", first+m, dsts[m], want[first+m]); err != nil {
-			return err
-		}
-	}
-	if err := coll.ExclusivePrefixReduceMOf(im, tm, dsts, srcs, op, f); err != nil {
-		return err
-	}
-	for m := range k {
-		if first+m > 0 {
-			if err := check("ExclusivePrefixReduceMOf", first+m, dsts[m], want[first+m-1]); err != nil {
-				return err
-			}
-		}
-	}
-	root := P - 1 // team rank = image number on TeamAll
-	var dst [][4]int64
-	if first <= root && root < first+k {
-		dst = make([][4]int64, n)
-	}
-	if err := coll.ReduceMOf(im, tm, root, dst, srcs, op, f); err != nil {
-		return err
-	}
-	if dst != nil {
-		if err := check("ReduceMOf", root, dst, want[P-1]); err != nil {
-			return err
-		}
-	}
-	// Vectors of different lengths are an error before anything moves.
-	bad := append([][][4]int64{make([][4]int64, n+1)}, srcs[1:]...)
-	if k > 1 {
-		if err := coll.ReduceAllMOf(im, tm, dsts, bad, op, f); !errors.Is(err, coll.ErrLength) {
-			return fmt.Errorf("ragged vectors: %v", err)
-		}
-	}
-	return nil
 }

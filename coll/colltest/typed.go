@@ -1,6 +1,7 @@
 package colltest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -250,6 +251,117 @@ func againstBytes(c typedCase) error {
 	}
 	if !slices.Equal(ft, fb) {
 		return fmt.Errorf("typed prefix Max %v, byte form %v", ft[:min(n, 4)], fb[:min(n, 4)])
+	}
+	return nil
+}
+
+// TypedReductionsM runs the typed reductions' m forms, blocking and
+// non-blocking, on TeamAll with LOCAL addressing. Every image of the node
+// calls it; the node's first image calls the m forms for all of them while
+// the others wait (nd). Each image's vector of Mat2 is checked against the
+// products in rank order (the operation is not commutative), and vectors
+// of different lengths give ErrLength before anything moves.
+func TypedReductionsM(im *coll.Image, nd *Node) error {
+	tb := im.Table()
+	k := tb.On(im.Node())
+	nd.Rendezvous("typed m forms", k)
+	var err error
+	if im.ImageNum() == tb.First(im.Node()) {
+		err = typedReductionsM(im)
+	}
+	nd.Rendezvous("typed m forms", k)
+	return err
+}
+
+func typedReductionsM(im *coll.Image) error {
+	f := gsync.InMySync | gsync.OutMySync | gsync.Local
+	tm, tb := im.TeamAll(), im.Table()
+	first, k, P := tb.First(im.Node()), tb.On(im.Node()), tb.Images()
+	const n = 3
+	val := func(img, i int) Mat2 { return Mat2{1, int64((img + i) % 3), int64(img%2) - 1, 1} }
+	// upto[j]: the product over images 0..j, lane by lane.
+	upto := make([][n]Mat2, P)
+	for j := range P {
+		for i := range n {
+			upto[j][i] = val(j, i)
+			if j > 0 {
+				upto[j][i] = mulMat2(upto[j-1][i], val(j, i))
+			}
+		}
+	}
+	srcs, dsts := make([][]Mat2, k), make([][]Mat2, k)
+	for m := range k {
+		srcs[m], dsts[m] = make([]Mat2, n), make([]Mat2, n)
+		for i := range n {
+			srcs[m][i] = val(first+m, i)
+		}
+	}
+	root := P - 1 // team rank = image number on TeamAll
+	var rootDst []Mat2
+	if first <= root && root < first+k {
+		rootDst = make([]Mat2, n)
+	}
+	wait := func(h gsync.Handle, err error) error {
+		if err != nil {
+			return err
+		}
+		return h.Wait(context.Background())
+	}
+	type form struct {
+		name string
+		run  func() error
+		want func(img int) *[n]Mat2 // nil: no result at img
+	}
+	all := func(int) *[n]Mat2 { return &upto[P-1] }
+	incl := func(img int) *[n]Mat2 { return &upto[img] }
+	excl := func(img int) *[n]Mat2 {
+		if img == 0 {
+			return nil
+		}
+		return &upto[img-1]
+	}
+	for _, c := range []form{
+		{"ReduceAllMOf", func() error { return coll.ReduceAllMOf(im, tm, dsts, srcs, matMul, f) }, all},
+		{"ReduceAllMOfNB", func() error { return wait(coll.ReduceAllMOfNB(im, tm, dsts, srcs, matMul, f)) }, all},
+		{"PrefixReduceMOf", func() error { return coll.PrefixReduceMOf(im, tm, dsts, srcs, matMul, f) }, incl},
+		{"PrefixReduceMOfNB", func() error { return wait(coll.PrefixReduceMOfNB(im, tm, dsts, srcs, matMul, f)) }, incl},
+		{"ExclusivePrefixReduceMOf", func() error { return coll.ExclusivePrefixReduceMOf(im, tm, dsts, srcs, matMul, f) }, excl},
+		{"ExclusivePrefixReduceMOfNB", func() error {
+			return wait(coll.ExclusivePrefixReduceMOfNB(im, tm, dsts, srcs, matMul, f))
+		}, excl},
+	} {
+		for _, d := range dsts {
+			clear(d)
+		}
+		if err := c.run(); err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		for m := range k {
+			if w := c.want(first + m); w != nil && !slices.Equal(dsts[m], w[:]) {
+				return fmt.Errorf("%s: image %d: %v, want %v", c.name, first+m, dsts[m], *w)
+			}
+		}
+	}
+	for _, nb := range []bool{false, true} {
+		clear(rootDst)
+		var err error
+		if nb {
+			err = wait(coll.ReduceMOfNB(im, tm, root, rootDst, srcs, matMul, f))
+		} else {
+			err = coll.ReduceMOf(im, tm, root, rootDst, srcs, matMul, f)
+		}
+		if err != nil {
+			return fmt.Errorf("ReduceMOf (NB %v): %w", nb, err)
+		}
+		if rootDst != nil && !slices.Equal(rootDst, upto[P-1][:]) {
+			return fmt.Errorf("ReduceMOf (NB %v): %v, want %v", nb, rootDst, upto[P-1])
+		}
+	}
+	if k > 1 {
+		bad := append([][]Mat2{make([]Mat2, n+1)}, srcs[1:]...)
+		if err := coll.ReduceAllMOf(im, tm, dsts, bad, matMul, f); !errors.Is(err, coll.ErrLength) {
+			return fmt.Errorf("ragged vectors: %v", err)
+		}
 	}
 	return nil
 }

@@ -118,3 +118,18 @@ func agree(ig, in []int64, fg, fn []float64, sum bool, name string, P int) error
 	}
 	return nil
 }
+
+// TestTypedReductionsMMPI runs colltest.TypedReductionsM under mpirun
+// with one, two, four and an uneven number of images per rank.
+func TestTypedReductionsMMPI(t *testing.T) {
+	for _, per := range tables(mpi.World().Size()) {
+		t.Run(fmt.Sprint(per), func(t *testing.T) {
+			err := runImages(per, coll.Options{}, func(im *coll.Image, nd *colltest.Node) error {
+				return errors.Join(colltest.TypedReductionsM(im, nd), im.Close())
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

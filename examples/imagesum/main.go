@@ -22,7 +22,7 @@ func main() {
 }
 
 // sum runs k images per process, image 0 printing the sum.
-func sum(k int) error {
+func sum(k int, opts ...gocoll.StartOption) error {
 	return gocoll.RunImages(k, func(im *coll.Image) error {
 		x := []float64{1, 2, float64(im.ImageNum())} // this image's vector
 		sum := make([]float64, len(x))
@@ -33,5 +33,5 @@ func sum(k int) error {
 			fmt.Println(im.Images(), "images, sum:", sum)
 		}
 		return nil
-	})
+	}, opts...)
 }

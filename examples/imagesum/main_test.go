@@ -5,13 +5,16 @@ import (
 	"os"
 	"testing"
 
+	"github.com/gocoll/gocoll"
+	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/examples/internal/job"
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
-// TestMain runs the program with 3 images per process: without mpirun in
-// one process, under mpirun (scripts/mpirun-tests.sh) on every rank, image
-// 0 checking what it printed.
+// TestMain runs the program with 3 images per process, in checked mode
+// (gocoll.WithOptions): without mpirun in one process, under mpirun
+// (scripts/mpirun-tests.sh) on every rank, image 0 checking what it
+// printed.
 func TestMain(m *testing.M) {
 	// MPI first, for the rank and size (RunImages takes MPI as it finds
 	// it, and finalizes it).
@@ -21,7 +24,7 @@ func TestMain(m *testing.M) {
 	}
 	rank, P := mpi.World().Rank(), 3*mpi.World().Size()
 	var err error
-	out := job.Capture(func() { err = sum(3) })
+	out := job.Capture(func() { err = sum(3, gocoll.WithOptions(coll.Options{Check: true})) })
 	switch {
 	case err != nil:
 		fmt.Fprintln(os.Stderr, err)
