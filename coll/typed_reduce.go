@@ -114,13 +114,15 @@ type compCall struct {
 // flags and what the images pass alike are the byte forms' to check. (c is
 // the caller's, filled field by field: a struct built here and returned
 // would be copied out in wider moves than it was written in, a stall on
-// the path of every small reduction.) The element type's checks and the
-// operation's entry are the image's last typed reduction's when it had
-// the same type and operation, as in a loop.
+// the path of every small reduction.) A built-in operation on one of Go's
+// numbers is opFor's first way, inlined here.
 func typedComp[T any](c *compCall, im *Image, t *images.Team, dst, src []T, withDst bool, op Op) error {
-	fn, arg, err := opFor[T](im, op)
-	if err != nil {
-		return err
+	fn, arg := stdBase+int(builtinIndex[T](op)), 0
+	if fn < stdBase {
+		var err error
+		if fn, arg, err = entryFor[T](im, op); err != nil {
+			return err
+		}
 	}
 	switch {
 	case len(src) == 0:
@@ -138,19 +140,23 @@ func typedComp[T any](c *compCall, im *Image, t *images.Team, dst, src []T, with
 
 // opFor is op's standard table index and argument for elements of T, or
 // why there is none. A built-in operation on one of Go's numbers is found
-// by a type switch (on the path of every small reduction, reflection's
-// lookups are most of the typed layer's cost); other types and the user
-// operations take entryFor's way.
+// by builtinIndex, inlined here (on the path of every small reduction,
+// reflection's lookups and a call are most of the typed layer's cost);
+// other types and the user operations take entryFor's way.
 func opFor[T any](im *Image, op Op) (fn, arg int, err error) {
-	if op.u == nil && op.b < numOps {
-		if k := numKind[T](); k != eNone {
-			if i := std.index[op.b][k]; i >= 0 {
-				return stdBase + int(i), 0, nil
-			}
-		}
+	if i := builtinIndex[T](op); i >= 0 {
+		return stdBase + int(i), 0, nil
 	}
-	e, err := entryFor[T](im, op)
-	return e.fn, e.arg, err
+	return entryFor[T](im, op)
+}
+
+// builtinIndex is the standard table's index of op on T when op is
+// built-in and T one of Go's numbers, -1 otherwise.
+func builtinIndex[T any](op Op) int32 {
+	if op.u != nil || op.b >= numOps {
+		return -1
+	}
+	return std.index[op.b][numKind[T]()] // (-1 at eNone)
 }
 
 // numKind is T's elemKind when T is one of Go's numbers (not a named type
@@ -190,27 +196,27 @@ func numKind[T any]() elemKind {
 }
 
 // entryFor checks T and op and finds their entry, or takes it from the
-// image's last typed reduction when that had the same type and operation.
-func entryFor[T any](im *Image, op Op) (typedEntry, error) {
+// image's last typed reduction that took this way when that had the same
+// type and operation.
+func entryFor[T any](im *Image, op Op) (fn, arg int, err error) {
 	typ := reflect.TypeFor[T]()
 	if im != nil && im.typed.typ == typ && im.typed.op == op {
-		return im.typed, nil
+		return im.typed.fn, im.typed.arg, nil
 	}
-	e := typedEntry{typ: typ, op: op}
 	size, err := elemSize[T]()
 	switch {
 	case err != nil:
-		return e, err
+		return 0, 0, err
 	case size == 0:
-		return e, fmt.Errorf("%w: %v has no bytes", ErrType, typ)
+		return 0, 0, fmt.Errorf("%w: %v has no bytes", ErrType, typ)
 	}
-	if e.fn, e.arg, err = opEntry(op, typ); err != nil {
-		return e, err
+	if fn, arg, err = opEntry(op, typ); err != nil {
+		return 0, 0, err
 	}
 	if im != nil {
-		im.typed = e
+		im.typed = typedEntry{typ: typ, op: op, fn: fn, arg: arg}
 	}
-	return e, nil
+	return fn, arg, nil
 }
 
 // typedEntry is an element type and operation with its standard table
