@@ -101,7 +101,7 @@ type Image struct {
 	teams   map[*images.Team]*imageTeam // the other teams it is a member of
 	lists   [2][][]byte                 // a call's buffer lists (dst, src), reused
 	closed  bool
-	typed   typedEntry // the entry of its last typed reduction (typed_reduce.go)
+	typed   typedEntry // its last typed reduction's entry found by entryFor (typed_reduce.go)
 }
 
 // imageTeam is an image's own state for a team it is a member of.
