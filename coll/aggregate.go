@@ -535,7 +535,7 @@ func (a *aggOp) release() {
 	}
 }
 
-// Bind implements sync.Op.
+// Bind implements engine.Op.
 func (a *aggOp) Bind(slot uint32) {
 	for i, o := range a.subs {
 		o.bindAs(slot, o.tagBase)
@@ -545,7 +545,7 @@ func (a *aggOp) Bind(slot uint32) {
 	a.tn.count(1)
 }
 
-// Complete implements sync.Op.
+// Complete implements engine.Op.
 func (a *aggOp) Complete(idx uint32) {
 	if idx&ignoreIdx != 0 { // an earlier operation's (segment.go)
 		return
@@ -564,7 +564,7 @@ func (a *aggOp) Complete(idx uint32) {
 	a.noteFinished()
 }
 
-// Step implements sync.Op: the groups start once the entry barrier is
+// Step implements engine.Op: the groups start once the entry barrier is
 // over, the exit barrier once every group finished.
 func (a *aggOp) Step() error {
 	defer a.noteFinished()
@@ -586,7 +586,7 @@ func (a *aggOp) Step() error {
 	return nil
 }
 
-// Syncable implements sync.Op: every group to the extent of the
+// Syncable implements engine.Op: every group to the extent of the
 // aggregate's output mode, and the exit barrier when there is one.
 func (a *aggOp) Syncable() bool {
 	if a.entry != nil && !a.entry.Finished() {
@@ -600,7 +600,7 @@ func (a *aggOp) Syncable() bool {
 	return a.exit == nil || a.exit.Finished()
 }
 
-// Finished implements sync.Op.
+// Finished implements engine.Op.
 func (a *aggOp) Finished() bool {
 	for _, o := range a.subs {
 		if !o.Finished() {
@@ -617,7 +617,7 @@ func (a *aggOp) noteFinished() {
 	}
 }
 
-// Retire implements sync.Op: a cached aggregate that finished may run
+// Retire implements engine.Op: a cached aggregate that finished may run
 // again; one that failed is never reused (a transfer may still use its
 // buffers), nor are its buffers.
 func (a *aggOp) Retire() {
@@ -634,7 +634,7 @@ func (a *aggOp) Retire() {
 	}
 }
 
-// AgentSafe implements sync.AgentSafe.
+// AgentSafe implements engine.AgentSafe.
 func (a *aggOp) AgentSafe() bool {
 	for _, o := range a.subs {
 		if !o.AgentSafe() {

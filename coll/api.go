@@ -2,8 +2,10 @@ package coll
 
 import (
 	"context"
+	"unsafe"
 
 	"github.com/gocoll/gocoll/images"
+	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -34,7 +36,7 @@ func (im *Image) Broadcast(t *images.Team, dst []byte, root int, src []byte, nby
 
 // BroadcastNB is the non-blocking Broadcast.
 func (im *Image) BroadcastNB(t *images.Team, dst []byte, root int, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return im.broadcast(t, dst, nil, false, root, src, nbytes, f, true)
+	return public(im.broadcast(t, dst, nil, false, root, src, nbytes, f, true))
 }
 
 // BroadcastM is Broadcast with a destination per image.
@@ -44,10 +46,10 @@ func (im *Image) BroadcastM(t *images.Team, dsts [][]byte, root int, src []byte,
 
 // BroadcastMNB is the non-blocking BroadcastM.
 func (im *Image) BroadcastMNB(t *images.Team, dsts [][]byte, root int, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return im.broadcast(t, nil, dsts, true, root, src, nbytes, f, true)
+	return public(im.broadcast(t, nil, dsts, true, root, src, nbytes, f, true))
 }
 
-func (im *Image) broadcast(t *images.Team, dst []byte, dsts [][]byte, multi bool, root int, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
+func (im *Image) broadcast(t *images.Team, dst []byte, dsts [][]byte, multi bool, root int, src []byte, n int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
 	im.args(&a, kBroadcast, t, root, n, f, nb, multi)
 	a.take(a.dst, "dst", dst, dsts, multi, im.n)
@@ -72,7 +74,7 @@ func (im *Image) Scatter(t *images.Team, dst []byte, root int, src []byte, nbyte
 
 // ScatterNB is the non-blocking Scatter.
 func (im *Image) ScatterNB(t *images.Team, dst []byte, root int, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return im.scatter(t, dst, nil, false, root, src, nbytes, f, true)
+	return public(im.scatter(t, dst, nil, false, root, src, nbytes, f, true))
 }
 
 // ScatterM is Scatter with a destination per image.
@@ -82,10 +84,10 @@ func (im *Image) ScatterM(t *images.Team, dsts [][]byte, root int, src []byte, n
 
 // ScatterMNB is the non-blocking ScatterM.
 func (im *Image) ScatterMNB(t *images.Team, dsts [][]byte, root int, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return im.scatter(t, nil, dsts, true, root, src, nbytes, f, true)
+	return public(im.scatter(t, nil, dsts, true, root, src, nbytes, f, true))
 }
 
-func (im *Image) scatter(t *images.Team, dst []byte, dsts [][]byte, multi bool, root int, src []byte, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
+func (im *Image) scatter(t *images.Team, dst []byte, dsts [][]byte, multi bool, root int, src []byte, n int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
 	im.args(&a, kScatter, t, root, n, f, nb, multi)
 	a.take(a.dst, "dst", dst, dsts, multi, im.n)
@@ -114,7 +116,7 @@ func (im *Image) Gather(t *images.Team, root int, dst, src []byte, nbytes int, f
 
 // GatherNB is the non-blocking Gather.
 func (im *Image) GatherNB(t *images.Team, root int, dst, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return im.gather(t, root, dst, src, nil, false, nbytes, f, true)
+	return public(im.gather(t, root, dst, src, nil, false, nbytes, f, true))
 }
 
 // GatherM is Gather with a source per image.
@@ -124,10 +126,10 @@ func (im *Image) GatherM(t *images.Team, root int, dst []byte, srcs [][]byte, nb
 
 // GatherMNB is the non-blocking GatherM.
 func (im *Image) GatherMNB(t *images.Team, root int, dst []byte, srcs [][]byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return im.gather(t, root, dst, nil, srcs, true, nbytes, f, true)
+	return public(im.gather(t, root, dst, nil, srcs, true, nbytes, f, true))
 }
 
-func (im *Image) gather(t *images.Team, root int, dst, src []byte, srcs [][]byte, multi bool, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
+func (im *Image) gather(t *images.Team, root int, dst, src []byte, srcs [][]byte, multi bool, n int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
 	im.args(&a, kGather, t, root, n, f, nb, multi)
 	a.take(a.dst, "dst", dst, nil, false, im.n)
@@ -156,7 +158,7 @@ func (im *Image) GatherAll(t *images.Team, dst, src []byte, nbytes int, f gsync.
 
 // GatherAllNB is the non-blocking GatherAll.
 func (im *Image) GatherAllNB(t *images.Team, dst, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return im.gatherAll(t, dst, nil, src, nil, false, nbytes, f, true)
+	return public(im.gatherAll(t, dst, nil, src, nil, false, nbytes, f, true))
 }
 
 // GatherAllM is GatherAll with a destination and a source per image.
@@ -166,10 +168,10 @@ func (im *Image) GatherAllM(t *images.Team, dsts, srcs [][]byte, nbytes int, f g
 
 // GatherAllMNB is the non-blocking GatherAllM.
 func (im *Image) GatherAllMNB(t *images.Team, dsts, srcs [][]byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return im.gatherAll(t, nil, dsts, nil, srcs, true, nbytes, f, true)
+	return public(im.gatherAll(t, nil, dsts, nil, srcs, true, nbytes, f, true))
 }
 
-func (im *Image) gatherAll(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
+func (im *Image) gatherAll(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, n int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
 	im.args(&a, kGatherAll, t, 0, n, f, nb, multi)
 	a.take(a.dst, "dst", dst, dsts, multi, im.n)
@@ -198,7 +200,7 @@ func (im *Image) Exchange(t *images.Team, dst, src []byte, nbytes int, f gsync.F
 
 // ExchangeNB is the non-blocking Exchange.
 func (im *Image) ExchangeNB(t *images.Team, dst, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return im.exchange(t, dst, nil, src, nil, false, nbytes, f, true)
+	return public(im.exchange(t, dst, nil, src, nil, false, nbytes, f, true))
 }
 
 // ExchangeM is Exchange with a destination and a source per image.
@@ -208,10 +210,10 @@ func (im *Image) ExchangeM(t *images.Team, dsts, srcs [][]byte, nbytes int, f gs
 
 // ExchangeMNB is the non-blocking ExchangeM.
 func (im *Image) ExchangeMNB(t *images.Team, dsts, srcs [][]byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return im.exchange(t, nil, dsts, nil, srcs, true, nbytes, f, true)
+	return public(im.exchange(t, nil, dsts, nil, srcs, true, nbytes, f, true))
 }
 
-func (im *Image) exchange(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
+func (im *Image) exchange(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, n int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
 	im.args(&a, kExchange, t, 0, n, f, nb, multi)
 	a.take(a.dst, "dst", dst, dsts, multi, im.n)
@@ -344,9 +346,17 @@ func (n *node) buildReduction(g geom, c *call) []round {
 	return prefixSched(g, t, rd, sd, dd, c.dst, c.src, excl)
 }
 
-func wait(h gsync.Handle, err error) error {
+func wait(h engine.Handle, err error) error {
 	if err != nil || !h.Valid() { // completed during initiation: nothing to wait for
 		return err
 	}
 	return h.Wait(context.Background())
+}
+
+// public is h as the handle a user holds: a sync.Handle is a struct of one
+// engine.Handle (package sync wraps it to document its methods for users),
+// so the two have one layout and the conversion costs nothing
+// (TestHandleLayout).
+func public(h engine.Handle, err error) (gsync.Handle, error) {
+	return *(*gsync.Handle)(unsafe.Pointer(&h)), err
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gocoll/gocoll/images"
+	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -28,7 +29,7 @@ func (im *Image) Reduce(t *images.Team, dstImage int, dst, src []byte, srcLayout
 
 // ReduceNB is the non-blocking Reduce.
 func (im *Image) ReduceNB(t *images.Team, dstImage int, dst, src []byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return im.reduce(t, dstImage, dst, src, nil, false, srcLayout, elemSize, elemCount, fn, arg, f, true)
+	return public(im.reduce(t, dstImage, dst, src, nil, false, srcLayout, elemSize, elemCount, fn, arg, f, true))
 }
 
 // ReduceM is Reduce with a source per image.
@@ -38,10 +39,10 @@ func (im *Image) ReduceM(t *images.Team, dstImage int, dst []byte, srcs [][]byte
 
 // ReduceMNB is the non-blocking ReduceM.
 func (im *Image) ReduceMNB(t *images.Team, dstImage int, dst []byte, srcs [][]byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return im.reduce(t, dstImage, dst, nil, srcs, true, srcLayout, elemSize, elemCount, fn, arg, f, true)
+	return public(im.reduce(t, dstImage, dst, nil, srcs, true, srcLayout, elemSize, elemCount, fn, arg, f, true))
 }
 
-func (im *Image) reduce(t *images.Team, dstImage int, dst, src []byte, srcs [][]byte, multi bool, sl Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (gsync.Handle, error) {
+func (im *Image) reduce(t *images.Team, dstImage int, dst, src []byte, srcs [][]byte, multi bool, sl Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
 	sd := im.compArgs(&a, kReduce, t, dstImage, sl, Layout{}, es, count, fn, arg, f, nb, multi, dst, src)
 	a.take(a.dst, "dst", dst, nil, false, im.n)
@@ -65,7 +66,7 @@ func (im *Image) ReduceAll(t *images.Team, dst, src []byte, srcLayout Layout, el
 
 // ReduceAllNB is the non-blocking ReduceAll.
 func (im *Image) ReduceAllNB(t *images.Team, dst, src []byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return im.reduceAll(t, dst, nil, src, nil, false, srcLayout, elemSize, elemCount, fn, arg, f, true)
+	return public(im.reduceAll(t, dst, nil, src, nil, false, srcLayout, elemSize, elemCount, fn, arg, f, true))
 }
 
 // ReduceAllM is ReduceAll with a destination and a source per image.
@@ -75,10 +76,10 @@ func (im *Image) ReduceAllM(t *images.Team, dsts, srcs [][]byte, srcLayout Layou
 
 // ReduceAllMNB is the non-blocking ReduceAllM.
 func (im *Image) ReduceAllMNB(t *images.Team, dsts, srcs [][]byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return im.reduceAll(t, nil, dsts, nil, srcs, true, srcLayout, elemSize, elemCount, fn, arg, f, true)
+	return public(im.reduceAll(t, nil, dsts, nil, srcs, true, srcLayout, elemSize, elemCount, fn, arg, f, true))
 }
 
-func (im *Image) reduceAll(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, sl Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (gsync.Handle, error) {
+func (im *Image) reduceAll(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, sl Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
 	sd := im.compArgs(&a, kReduceAll, t, 0, sl, Layout{}, es, count, fn, arg, f, nb, multi, dst, src)
 	a.take(a.dst, "dst", dst, dsts, multi, im.n)
@@ -104,7 +105,7 @@ func (im *Image) PrefixReduce(t *images.Team, dst []byte, dstLayout Layout, src 
 
 // PrefixReduceNB is the non-blocking PrefixReduce.
 func (im *Image) PrefixReduceNB(t *images.Team, dst []byte, dstLayout Layout, src []byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return im.prefix(t, dst, nil, dstLayout, src, nil, false, srcLayout, elemSize, elemCount, fn, arg, f, true, false)
+	return public(im.prefix(t, dst, nil, dstLayout, src, nil, false, srcLayout, elemSize, elemCount, fn, arg, f, true, false))
 }
 
 // PrefixReduceM is PrefixReduce with a destination and a source per image.
@@ -114,7 +115,7 @@ func (im *Image) PrefixReduceM(t *images.Team, dsts [][]byte, dstLayout Layout, 
 
 // PrefixReduceMNB is the non-blocking PrefixReduceM.
 func (im *Image) PrefixReduceMNB(t *images.Team, dsts [][]byte, dstLayout Layout, srcs [][]byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return im.prefix(t, nil, dsts, dstLayout, nil, srcs, true, srcLayout, elemSize, elemCount, fn, arg, f, true, false)
+	return public(im.prefix(t, nil, dsts, dstLayout, nil, srcs, true, srcLayout, elemSize, elemCount, fn, arg, f, true, false))
 }
 
 // ExclusivePrefixReduce sets element j of the destination to the fold of
@@ -125,7 +126,7 @@ func (im *Image) ExclusivePrefixReduce(t *images.Team, dst []byte, dstLayout Lay
 
 // ExclusivePrefixReduceNB is the non-blocking ExclusivePrefixReduce.
 func (im *Image) ExclusivePrefixReduceNB(t *images.Team, dst []byte, dstLayout Layout, src []byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return im.prefix(t, dst, nil, dstLayout, src, nil, false, srcLayout, elemSize, elemCount, fn, arg, f, true, true)
+	return public(im.prefix(t, dst, nil, dstLayout, src, nil, false, srcLayout, elemSize, elemCount, fn, arg, f, true, true))
 }
 
 // ExclusivePrefixReduceM is ExclusivePrefixReduce with a destination and a
@@ -136,10 +137,10 @@ func (im *Image) ExclusivePrefixReduceM(t *images.Team, dsts [][]byte, dstLayout
 
 // ExclusivePrefixReduceMNB is the non-blocking ExclusivePrefixReduceM.
 func (im *Image) ExclusivePrefixReduceMNB(t *images.Team, dsts [][]byte, dstLayout Layout, srcs [][]byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return im.prefix(t, nil, dsts, dstLayout, nil, srcs, true, srcLayout, elemSize, elemCount, fn, arg, f, true, true)
+	return public(im.prefix(t, nil, dsts, dstLayout, nil, srcs, true, srcLayout, elemSize, elemCount, fn, arg, f, true, true))
 }
 
-func (im *Image) prefix(t *images.Team, dst []byte, dsts [][]byte, dl Layout, src []byte, srcs [][]byte, multi bool, sl Layout, es, count, fn, arg int, f gsync.Flags, nb, exclusive bool) (gsync.Handle, error) {
+func (im *Image) prefix(t *images.Team, dst []byte, dsts [][]byte, dl Layout, src []byte, srcs [][]byte, multi bool, sl Layout, es, count, fn, arg int, f gsync.Flags, nb, exclusive bool) (engine.Handle, error) {
 	k := kPrefix
 	if exclusive {
 		k = kExclusivePrefix

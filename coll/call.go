@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/gocoll/gocoll/images"
+	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -234,7 +235,7 @@ func overlapAmong(c *call, tn *teamNode, area func(k int) (d, s []byte)) error {
 
 // run initiates the call once its arguments are valid: at once for a
 // representative, or once the node's last member arrived with AllThreads.
-func (im *Image) run(a *callArgs) (h gsync.Handle, err error) {
+func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 	switch {
 	case a.err != nil:
 		err = a.err
@@ -268,19 +269,19 @@ func (im *Image) run(a *callArgs) (h gsync.Handle, err error) {
 		clear(a.dst)
 		clear(a.src)
 	}
-	return h, gsync.Rethrow(err) // a reduction function's panic, on this goroutine
+	return h, engine.Rethrow(err) // a reduction function's panic, on this goroutine
 }
 
 // start initiates the schedule of c, cached or built, or makes it a
 // member of an aggregate, or ends one (aggregate.go).
-func (n *node) start(tn *teamNode, c *call) (gsync.Handle, error) {
+func (n *node) start(tn *teamNode, c *call) (engine.Handle, error) {
 	agg := tn.aggregating(c)
 	if !agg && !n.checking(tn) {
 		return n.eng.Start(n.op(tn, c))
 	}
 	base := tn.nextTagBase()
 	if err := n.agreeOn(tn, c, base); err != nil {
-		return gsync.Handle{}, err
+		return engine.Handle{}, err
 	}
 	if !agg {
 		op := n.op(tn, c)
@@ -289,7 +290,7 @@ func (n *node) start(tn *teamNode, c *call) (gsync.Handle, error) {
 	}
 	ag, err := n.joinAggregate(tn, c, base)
 	if ag == nil || err != nil {
-		return gsync.Handle{}, err
+		return engine.Handle{}, err
 	}
 	return n.eng.Start(ag)
 }
@@ -320,7 +321,7 @@ func (n *node) geom(tn *teamNode, blockSize int) geom {
 // makes it, with the team's next sequence number (in initiation order);
 // the last builds its schedule and starts it in the engine, after which it
 // runs as that schedule. Members that arrived before hold pending handles
-// (sync.Pending) that find the operation through the record; none of them
+// (engine.Pending) that find the operation through the record; none of them
 // waits for the engine's lock.
 type arrival struct {
 	tn       *teamNode
@@ -342,14 +343,14 @@ type arrival struct {
 	// What waiting members read, on a cache line of its own: they poll
 	// it while the last member fills the fields above.
 	_    [64]byte
-	pend gsync.Pending
+	pend engine.Pending
 	_    [48]byte
 }
 
 var arrivals stdsync.Pool
 
 // arrive records an AllThreads initiation by member a.mine.
-func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
+func (im *Image) arrive(a *callArgs) (engine.Handle, error) {
 	tn := a.tn
 	if tn.local {
 		return im.arriveLocal(a)
@@ -385,7 +386,7 @@ func (im *Image) arrive(a *callArgs) (gsync.Handle, error) {
 	eng := tn.n.eng
 	if !last {
 		if a.key.f&gsync.Aggregate != 0 { // an aggregate's member: its handle is not to be synced
-			return gsync.Handle{}, nil
+			return engine.Handle{}, nil
 		}
 		return eng.PendingHandle(&rec.pend, gen, a.mine), nil
 	}
@@ -448,12 +449,12 @@ func (r *arrival) fail(err error) { r.err.Store(&err) }
 // finishMember ends the record of an aggregate's member on its last
 // arrival: the member joined the aggregate, and no image syncs its handle
 // (the spec leaves that undefined: here the handles are dead).
-func (r *arrival) finishMember(err error) (gsync.Handle, error) {
+func (r *arrival) finishMember(err error) (engine.Handle, error) {
 	n := len(r.tn.mem)
 	r.tn.n.eng.Arriving(-1)
 	r.all = allMembers(r.all, n)
 	r.pend.Finish(n, err, r.release, r.all...)
-	return gsync.Handle{}, err
+	return engine.Handle{}, err
 }
 
 // allMembers is buf holding every member index of a node's n members: an
@@ -466,7 +467,7 @@ func allMembers(buf []int, n int) []int {
 	return buf
 }
 
-// Bind implements sync.Op; the arrival took its sequence number when made.
+// Bind implements engine.Op; the arrival took its sequence number when made.
 func (r *arrival) Bind(slot uint32) {
 	if r.agg != nil {
 		r.agg.Bind(slot) // counts itself
@@ -478,7 +479,7 @@ func (r *arrival) Bind(slot uint32) {
 	r.tn.count(1)
 }
 
-// Complete implements sync.Op.
+// Complete implements engine.Op.
 func (r *arrival) Complete(idx uint32) {
 	if r.agg != nil {
 		r.agg.Complete(idx)
@@ -489,7 +490,7 @@ func (r *arrival) Complete(idx uint32) {
 	r.noteFinished(op)
 }
 
-// Step implements sync.Op: nothing happens before the last member arrived.
+// Step implements engine.Op: nothing happens before the last member arrived.
 func (r *arrival) Step() error {
 	if err := r.err.Load(); err != nil {
 		return *err
@@ -513,7 +514,7 @@ func (r *arrival) noteFinished(op *schedOp) {
 	}
 }
 
-// AgentSafe implements sync.AgentSafe.
+// AgentSafe implements engine.AgentSafe.
 func (r *arrival) AgentSafe() bool {
 	if r.agg != nil {
 		return r.agg.AgentSafe()
@@ -522,7 +523,7 @@ func (r *arrival) AgentSafe() bool {
 	return op == nil || op.AgentSafe()
 }
 
-// Syncable implements sync.Op.
+// Syncable implements engine.Op.
 func (r *arrival) Syncable() bool {
 	if r.agg != nil {
 		return r.agg.Syncable()
@@ -531,7 +532,7 @@ func (r *arrival) Syncable() bool {
 	return op != nil && op.Syncable()
 }
 
-// Finished implements sync.Op.
+// Finished implements engine.Op.
 func (r *arrival) Finished() bool {
 	if r.agg != nil {
 		return r.agg.Finished()
@@ -540,7 +541,7 @@ func (r *arrival) Finished() bool {
 	return op != nil && op.Finished()
 }
 
-// Retire implements sync.Op: the schedule may run again, the record is reused.
+// Retire implements engine.Op: the schedule may run again, the record is reused.
 func (r *arrival) Retire() {
 	if op := r.inner.Swap(nil); op != nil {
 		op.Retire()

@@ -100,9 +100,9 @@
 //   - The stall watchdog: its timeout (Options.StallTimeout, GOCOLL_STALL,
 //     DefaultStallTimeout) and what a stalled collective names (kind,
 //     sequence number, team, images waited for) in watchdog.go; the waits
-//     that run it, and what a stall fails, in package sync (watchdog.go).
+//     that run it, and what a stall fails, in internal/engine (watchdog.go).
 //   - Reduction functions run through reducer.call (reduce.go), which makes
-//     them user code for package sync (user.go): a call into gocoll from
+//     them user code for internal/engine (user.go): a call into gocoll from
 //     one is ErrReentrant, a panic becomes a *PanicError raised again on
 //     the application's goroutine. What a collective that failed part way
 //     leaves behind (its transfers in flight) is in fail.go.
@@ -202,7 +202,7 @@
 // that image reports ErrArgsDiffer). On a node of one image whose engine
 // holds no other operation, a blocking ReduceAll of one small element per
 // image runs the recursive doubling's exchanges with no schedule, slot or
-// handle (doubling.go, through sync.Engine.RunAlone), the schedule's
+// handle (doubling.go, through engine.Engine.RunAlone), the schedule's
 // messages on the wire, so that its peers may run the schedule.
 //
 // # Aggregation

@@ -3,6 +3,7 @@ package coll
 import (
 	"context"
 
+	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -13,7 +14,7 @@ import (
 // recursive doubling of recursiveDoublingSched; run through the engine,
 // the slot, the handle, the rounds' bookkeeping and the wait cost more
 // than the messages themselves. Where the node's engine lets it run alone
-// (sync.Engine.RunAlone: one image on the node, no other operation live),
+// (engine.Engine.RunAlone: one image on the node, no other operation live),
 // doublingOp does the same exchanges one stage after another with no
 // schedule, straight on the conduit.
 //
@@ -132,7 +133,7 @@ func (n *node) decideDoubling(tn *teamNode, fit *doublingFit) bool {
 }
 
 // doublingOp runs a ReduceAll by recursive doubling; it implements
-// sync.Op for sync.Engine.RunAlone. A node keeps one, run again call
+// engine.Op for engine.Engine.RunAlone. A node keeps one, run again call
 // after call.
 type doublingOp struct {
 	n        *node
@@ -156,7 +157,7 @@ type doublingOp struct {
 }
 
 // runDoubling runs a's call as a doublingOp if the engine lets it run
-// alone (see sync.Engine.RunAlone); ran false means it did not start.
+// alone (see engine.Engine.RunAlone); ran false means it did not start.
 func (n *node) runDoubling(a *callArgs) (ran bool, err error) {
 	fit := &a.tn.doubling
 	o := &n.doubling
@@ -185,14 +186,14 @@ func (o *doublingOp) orig(r int) int {
 	return r + o.fit.rem
 }
 
-// Bind implements sync.Op: the tag base is the team's next, as a
+// Bind implements engine.Op: the tag base is the team's next, as a
 // schedule's is.
 func (o *doublingOp) Bind(slot uint32) {
 	o.slot, o.tagBase = slot, o.tn.nextTagBase()
 	o.gen = (o.gen + 1) & genMask
 }
 
-// Complete implements sync.Op; a completion of an earlier run (one that
+// Complete implements engine.Op; a completion of an earlier run (one that
 // failed with a transfer in flight) is not this run's.
 func (o *doublingOp) Complete(idx uint32) {
 	if idx>>2 != o.gen {
@@ -206,7 +207,7 @@ func (o *doublingOp) Complete(idx uint32) {
 	}
 }
 
-// Step implements sync.Op: a stage's transfers start once the stage
+// Step implements engine.Op: a stage's transfers start once the stage
 // before is complete, and its fold runs once they are.
 func (o *doublingOp) Step() error {
 	for o.err == nil && !o.finished && !o.sendOut && !o.recvOut {
@@ -295,35 +296,35 @@ func (o *doublingOp) payload(i int) []byte { return o.w[i][hdrSize:] }
 // send sends buffer i's header and element to the stage's peer.
 func (o *doublingOp) send(i, sub int) error {
 	putHdr(o.w[i], o.tagBase, o.fit.sig, o.fit.rd.es)
-	done, err := o.n.cd.Isend(o.peer, wireTag(o.tagBase, sub), o.w[i], gsync.Token(o.slot, o.gen<<2|tokSend))
+	done, err := o.n.cd.Isend(o.peer, wireTag(o.tagBase, sub), o.w[i], engine.Token(o.slot, o.gen<<2|tokSend))
 	o.sendOut = err == nil && !done
 	return err
 }
 
 // recv receives the stage's message from its peer.
 func (o *doublingOp) recv(sub int) error {
-	done, err := o.n.cd.Irecv(o.peer, wireTag(o.tagBase, sub), o.w[2], gsync.Token(o.slot, o.gen<<2|tokRecv))
+	done, err := o.n.cd.Irecv(o.peer, wireTag(o.tagBase, sub), o.w[2], engine.Token(o.slot, o.gen<<2|tokRecv))
 	o.recvOut = err == nil && !done
 	return err
 }
 
-// Finished implements sync.Op.
+// Finished implements engine.Op.
 func (o *doublingOp) Finished() bool { return o.finished && !o.sendOut && !o.recvOut }
 
-// Syncable implements sync.Op: the run ends only once finished.
+// Syncable implements engine.Op: the run ends only once finished.
 func (o *doublingOp) Syncable() bool { return o.Finished() }
 
-// Retire implements sync.Op.
+// Retire implements engine.Op.
 func (o *doublingOp) Retire() {}
 
-// Quiet implements sync.Quieter.
+// Quiet implements engine.Quieter.
 func (o *doublingOp) Quiet() bool { return !o.sendOut && !o.recvOut }
 
-// Abandon implements sync.Abandoner: a transfer of the run is in flight
+// Abandon implements engine.Abandoner: a transfer of the run is in flight
 // in the wire buffers, which the next run must not reuse.
 func (o *doublingOp) Abandon() { o.w = [3][]byte{} }
 
-// Stalled implements sync.Staller.
+// Stalled implements engine.Staller.
 func (o *doublingOp) Stalled() string {
 	var nodes []int
 	if !o.Quiet() {

@@ -5,19 +5,19 @@ package coll
 // wait gave up on it) is over on that node: the engine steps it no more
 // and its handles return the error. Receives it posted and sends it
 // started may still be in flight, and the conduit cannot take them back:
-// the engine keeps its slot until they complete (sync.Quieter), so that
+// the engine keeps its slot until they complete (engine.Quieter), so that
 // their completions find it and its buffers are not reused, and meanwhile
-// it no longer counts as live or unfinished (sync.Abandoner), so that
+// it no longer counts as live or unfinished (engine.Abandoner), so that
 // Destroy and Close do not wait for it. Its peers are not told; they see
 // the collective stop, a stall (ErrStalled when a stall timeout is set).
 
-// Quiet implements sync.Quieter: no transfer of the run is in flight.
+// Quiet implements engine.Quieter: no transfer of the run is in flight.
 func (o *schedOp) Quiet() bool { return o.left == 0 }
 
-// Abandon implements sync.Abandoner.
+// Abandon implements engine.Abandoner.
 func (o *schedOp) Abandon() { o.countFinished(true) }
 
-// Quiet implements sync.Quieter.
+// Quiet implements engine.Quieter.
 func (a *aggOp) Quiet() bool {
 	for _, o := range a.subs {
 		if !o.Quiet() {
@@ -27,7 +27,7 @@ func (a *aggOp) Quiet() bool {
 	return true
 }
 
-// Abandon implements sync.Abandoner.
+// Abandon implements engine.Abandoner.
 func (a *aggOp) Abandon() {
 	if !a.finished {
 		a.finished = true
@@ -35,7 +35,7 @@ func (a *aggOp) Abandon() {
 	}
 }
 
-// Quiet implements sync.Quieter.
+// Quiet implements engine.Quieter.
 func (r *arrival) Quiet() bool {
 	if r.agg != nil {
 		return r.agg.Quiet()
@@ -44,7 +44,7 @@ func (r *arrival) Quiet() bool {
 	return op == nil || op.Quiet()
 }
 
-// Abandon implements sync.Abandoner.
+// Abandon implements engine.Abandoner.
 func (r *arrival) Abandon() {
 	if r.agg != nil {
 		r.agg.Abandon()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gocoll/gocoll/images"
+	"github.com/gocoll/gocoll/internal/engine"
 	"github.com/gocoll/gocoll/loggp"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -187,7 +188,7 @@ func (im *Image) check() error {
 	case im.closed:
 		return ErrClosed
 	}
-	return gsync.Reentrant() // not from a reduction function
+	return engine.Reentrant() // not from a reduction function
 }
 
 // Close ends the image's use of gocoll: later calls return ErrClosed. It

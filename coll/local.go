@@ -8,13 +8,14 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
 // Arrivals on a team that lives on one node (teamNode.local), with
 // AllThreads: every member image calls for itself, the last to arrive runs
 // the node's operation for all of them (run), which needs no transfer, and
-// the others' handles end once it did (sync.Pending, alone).
+// the others' handles end once it did (engine.Pending, alone).
 //
 // Such a call is a rendezvous of goroutines on different cores, and what
 // it costs is the cache lines that move between them: so its record is
@@ -79,7 +80,7 @@ type localRec struct {
 	release func()
 	// What waiting members poll, on a line of its own.
 	_    [64]byte
-	pend gsync.Pending
+	pend engine.Pending
 	_    [64]byte
 }
 
@@ -206,7 +207,7 @@ func (r *localRec) recycle() {
 // arriveLocal records member a.mine's AllThreads initiation on a local
 // team: the record of its next call, its line, and its count; the last to
 // arrive runs the call.
-func (im *Image) arriveLocal(a *callArgs) (gsync.Handle, error) {
+func (im *Image) arriveLocal(a *callArgs) (engine.Handle, error) {
 	it, tn := a.it, a.tn
 	if it.cur == nil {
 		it.cur = tn.chain
@@ -222,11 +223,11 @@ func (im *Image) arriveLocal(a *callArgs) (gsync.Handle, error) {
 	switch {
 	case self:
 		if done, err := it.byRing(a, n); done {
-			return gsync.Handle{}, err
+			return engine.Handle{}, err
 		}
 	case !last && castsByRing(a):
 		if done, err := it.castByRing(a, n); done {
-			return gsync.Handle{}, err
+			return engine.Handle{}, err
 		}
 	}
 	tn.fins[a.mine].v.Store(n) // it reads no ring slot from here on (ring.go)
@@ -234,7 +235,7 @@ func (im *Image) arriveLocal(a *callArgs) (gsync.Handle, error) {
 	if d, _ := r.decide(n, decChain); d == decRing {
 		// A broadcast root went by the ring at this call (ring.go), and
 		// this image's call is another.
-		return gsync.Handle{}, argsDiffer("image %d called %v where another went by as a Broadcast's root",
+		return engine.Handle{}, argsDiffer("image %d called %v where another went by as a Broadcast's root",
 			tn.team.Image(tn.mem[a.mine]), a.key.kind)
 	}
 	it.cur = r
@@ -264,13 +265,13 @@ func (im *Image) arriveLocal(a *callArgs) (gsync.Handle, error) {
 	}
 	r.nextRec() // made now, off the last member's path
 	if word&lineDone != 0 {
-		return gsync.Handle{}, nil
+		return engine.Handle{}, nil
 	}
 	// The generation is stable: the record lives until this member's
 	// part is done (a self member's: until it arrives at the next record).
 	h := tn.n.eng.PendingHandle(&r.pend, r.pend.Gen(), a.mine)
 	if word&lineSelf != 0 {
-		return gsync.Handle{}, r.self(a, h, word&lineSig)
+		return engine.Handle{}, r.self(a, h, word&lineSig)
 	}
 	return h, nil
 }
@@ -279,7 +280,7 @@ func (im *Image) arriveLocal(a *callArgs) (gsync.Handle, error) {
 // on its handle h would (pacing, stall watchdog), for every member's line,
 // then checks and folds as run does, writing its own destination only.
 // The last member's run counts its part as done.
-func (r *localRec) self(a *callArgs, h gsync.Handle, sig uint64) error {
+func (r *localRec) self(a *callArgs, h engine.Handle, sig uint64) error {
 	want, next := r.num+1, 0
 	err := h.WaitReady(context.Background(), func() bool {
 		for ; next < len(r.lines); next++ {
@@ -311,7 +312,7 @@ func (r *recLines) fold(a *callArgs, self bool) error {
 	if r.inline(&c.key) {
 		r.fromLines(c, a.mine, self)
 	}
-	return gsync.Run(func() error { return r.runDirect(c, a.it) })
+	return engine.Run(func() error { return r.runDirect(c, a.it) })
 }
 
 // fromLines makes c, whose lists gather filled for member mine, fold the
@@ -376,7 +377,7 @@ func (r *localRec) stageRoot(a *callArgs, ln *memberLine) bool {
 // lines; it needs no transfer,
 // so it runs to its end here. The other members' handles then sync at
 // once.
-func (r *localRec) run(a *callArgs, sig uint64) (gsync.Handle, error) {
+func (r *localRec) run(a *callArgs, sig uint64) (engine.Handle, error) {
 	tn, c := r.tn, &a.call
 	staged, err := r.gather(a, sig)
 	if err == nil {
@@ -393,13 +394,13 @@ func (r *localRec) run(a *callArgs, sig uint64) (gsync.Handle, error) {
 				break
 			}
 			if r.direct(c) {
-				err = gsync.Run(func() error { return r.runDirect(c, a.it) })
+				err = engine.Run(func() error { return r.runDirect(c, a.it) })
 				break
 			}
 			c.key.bufs(c)
 			op := tn.n.op(tn, c)
-			op.bindAs(0, 0)          // a local team sends nothing: no tag
-			err = gsync.Run(op.Step) // no transfer: nothing in flight if it fails
+			op.bindAs(0, 0)           // a local team sends nothing: no tag
+			err = engine.Run(op.Step) // no transfer: nothing in flight if it fails
 			op.Retire()
 		}
 	}
@@ -415,7 +416,7 @@ func (r *localRec) run(a *callArgs, sig uint64) (gsync.Handle, error) {
 		// the previous record, which ended before its last member came.
 		p.pend.Drop(m)
 	}
-	return gsync.Handle{}, err
+	return engine.Handle{}, err
 }
 
 // gather fills the lists of a's call with the other members' buffers from

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gocoll/gocoll/images"
+	"github.com/gocoll/gocoll/internal/engine"
 	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -27,7 +28,7 @@ import (
 // collective apart, from the high bits down.
 const (
 	subBits = 8
-	seqBits = 17 // sync.MaxLive < 2^17: live operations of a team never share a tag
+	seqBits = 17 // engine.MaxLive < 2^17: live operations of a team never share a tag
 	// sub-tags: data messages use 0..subEntry-1; the barriers their own
 	// ranges, so that they never match data.
 	subReblock = subEntry - 1 // the redistribution of prefix results
@@ -46,7 +47,7 @@ type node struct {
 	fns     []reducefn.Entry
 	own     []bool // by function: a ready-made entry (reducefn.Entry.Own)
 	opts    Options
-	eng     *gsync.Engine
+	eng     *engine.Engine
 	plans   planCache
 	choices choices // the cost model's tree choices (choose.go)
 	me      int     // this node
@@ -226,7 +227,7 @@ func newNode(c Conduit, table *images.Table, fns []reducefn.Entry, opts Options,
 	for i, e := range fns {
 		own[i] = e.Own()
 	}
-	n := &node{cd: c, table: table, fns: fns, own: own, opts: opts, eng: gsync.NewEngine(c.Poll, idle), me: me,
+	n := &node{cd: c, table: table, fns: fns, own: own, opts: opts, eng: engine.NewEngine(c.Poll, idle), me: me,
 		first: table.First(me), count: table.On(me), ctxBits: min(ctxBits, 6), ctxUsed: 1, // context 0 is TeamAll's
 		joined: make([]bool, table.On(me)), ready: make(chan struct{}), creating: map[createKey]*creation{}}
 	if n.count > 1 {
@@ -300,7 +301,7 @@ func (n *node) finishInit(im *Image, nfns int) {
 		err = n.allocSegment()
 	}
 	if err == nil && n.opts.Progress != gsync.Polling {
-		err = n.eng.StartAgent(n.opts.Progress, n.opts.ProgressInterval)
+		err = n.eng.StartAgent(engine.ProgressMode(n.opts.Progress), n.opts.ProgressInterval)
 	}
 	n.mu.Lock()
 	if n.initErr == nil {

@@ -1,8 +1,8 @@
 package coll
 
 import (
+	"github.com/gocoll/gocoll/internal/engine"
 	"github.com/gocoll/gocoll/reducefn"
-	gsync "github.com/gocoll/gocoll/sync"
 )
 
 // reducer calls one registered function in the spec's shape.
@@ -25,15 +25,15 @@ func (n *node) reducerOf(k *planKey) reducer {
 func (rd reducer) commutative() bool { return rd.flags&reducefn.NonComm == 0 }
 
 // call runs the registered function on elements of es bytes, as user code
-// (sync.CallUser): a call into gocoll from it fails the collective with
-// ErrReentrant, and its panic reaches the application (see package sync).
+// (engine.CallUser): a call into gocoll from it fails the collective with
+// ErrReentrant, and its panic reaches the application (internal/engine, user.go).
 // A ready-made entry of package reducefn is not user code and runs bare.
 func (rd reducer) call(results, left, right []byte, es int) {
 	if rd.own { // gocoll's own operator: not user code
 		rd.fn(results, left, right, es, rd.flags, rd.arg)
 		return
 	}
-	gsync.CallUser(func() { rd.fn(results, left, right, es, rd.flags, rd.arg) })
+	engine.CallUser(func() { rd.fn(results, left, right, es, rd.flags, rd.arg) })
 }
 
 // fold sets res to the left-to-right fold of the one or more elements in xs.

@@ -69,7 +69,7 @@ type roundState struct {
 	sendLeft int // sends not complete (or not started)
 }
 
-// schedOp executes a schedule; it implements sync.Op.
+// schedOp executes a schedule; it implements engine.Op.
 type schedOp struct {
 	n      *node
 	tn     *teamNode
@@ -166,7 +166,7 @@ func (o *schedOp) reset() {
 	}
 }
 
-// Retire implements sync.Op: a cached schedule becomes idle, ready to run
+// Retire implements engine.Op: a cached schedule becomes idle, ready to run
 // again, unless it failed with transfers outstanding (a receive of that
 // run may still land in its buffers), so it stays out of use.
 func (o *schedOp) Retire() {
@@ -192,7 +192,7 @@ func (o *schedOp) countXfer(it *item, d int) {
 	}
 }
 
-// Bind implements sync.Op: the slot names the operation in its tokens, and
+// Bind implements engine.Op: the slot names the operation in its tokens, and
 // the tag base comes from the next sequence number of the team. The engine
 // binds operations one at a time, in initiation order, so every node gives
 // the n-th operation of a team the same tags.
@@ -222,7 +222,7 @@ func (o *schedOp) countFinished(retired bool) {
 	}
 }
 
-// Complete implements sync.Op.
+// Complete implements engine.Op.
 func (o *schedOp) Complete(idx uint32) {
 	switch {
 	case idx&ignoreIdx != 0: // a message nobody waits for (segment.go)
@@ -268,7 +268,7 @@ func (o *schedOp) releaseIfFinished() {
 	}
 }
 
-// Step implements sync.Op. Transfers that the conduit completes as they
+// Step implements engine.Op. Transfers that the conduit completes as they
 // start are recorded at once, so that a schedule whose data is already
 // there runs to its end within one Step.
 func (o *schedOp) Step() error {
@@ -388,7 +388,7 @@ func (o *schedOp) ready(r int) bool {
 	return true
 }
 
-// AgentSafe implements sync.AgentSafe: the progress agent may step a
+// AgentSafe implements engine.AgentSafe: the progress agent may step a
 // schedule unless it calls a user function registered without AMSafe.
 func (o *schedOp) AgentSafe() bool {
 	if o.key.kind < kReduce {
@@ -398,10 +398,10 @@ func (o *schedOp) AgentSafe() bool {
 	return e.Flags&reducefn.AMSafe != 0
 }
 
-// Finished implements sync.Op: every round started and every transfer complete.
+// Finished implements engine.Op: every round started and every transfer complete.
 func (o *schedOp) Finished() bool { return o.next == len(o.rounds) && o.left == 0 }
 
-// Syncable implements sync.Op; this is where the output sync modes are
+// Syncable implements engine.Op; this is where the output sync modes are
 // honoured.
 //   - OUT_ALLSYNC: the schedule ends with a barrier that starts once this
 //     node's transfers are complete, so finishing it means every node's data

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -157,7 +158,7 @@ func (o *schedOp) postSeg() error {
 	for j := range s.xs {
 		x := &s.xs[j]
 		x.tag = wireTag(o.tagBase, x.tag)
-		tok := gsync.Token(o.slot, o.idxBase+auxIdx+uint32(j))
+		tok := engine.Token(o.slot, o.idxBase+auxIdx+uint32(j))
 		ctlTag := x.tag | subCtl
 		var done bool
 		var err error
@@ -202,7 +203,7 @@ func (o *schedOp) putCtl(x *segXfer, off int64) {
 }
 
 // token is item i's token.
-func (o *schedOp) token(i uint32) uint64 { return gsync.Token(o.slot, o.idxBase+i) }
+func (o *schedOp) token(i uint32) uint64 { return engine.Token(o.slot, o.idxBase+i) }
 
 // completeCtl records control message j complete.
 func (o *schedOp) completeCtl(j uint32) {

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// The stall watchdog's coll side (the waits are package sync's): the
+// The stall watchdog's coll side (the waits are internal/engine's): the
 // timeout, and what a stalled collective says it waits for.
 
 // DefaultStallTimeout is how long a wait may see no progress before it
@@ -126,7 +126,7 @@ func (tn *teamNode) waitsFor(nodes []int) string {
 	return fmt.Sprintf("waiting for images %v (nodes %v)", tn.imagesOn(nodes), nodes)
 }
 
-// Stalled implements sync.Staller.
+// Stalled implements engine.Staller.
 func (o *schedOp) Stalled() string { return o.tn.stalled(o.key.kind, o.tagBase, o.peersInFlight(nil)) }
 
 // stalled says what the operation of kind k and tag base tagBase waits
@@ -135,7 +135,7 @@ func (tn *teamNode) stalled(k kind, tagBase int, nodes []int) string {
 	return fmt.Sprintf("%v #%d on %s (node %d): %s", k, tn.seqOf(tagBase), tn.name(), tn.n.me, tn.waitsFor(nodes))
 }
 
-// Stalled implements sync.Staller.
+// Stalled implements engine.Staller.
 func (a *aggOp) Stalled() string {
 	var nodes []int
 	for _, o := range a.subs {
@@ -146,7 +146,7 @@ func (a *aggOp) Stalled() string {
 		len(a.members), m.key.kind, a.tn.seqOf(m.tagBase), a.tn.name(), a.tn.n.me, a.tn.waitsFor(nodes))
 }
 
-// Stalled implements sync.Staller.
+// Stalled implements engine.Staller.
 func (r *arrival) Stalled() string {
 	if r.agg != nil {
 		return r.agg.Stalled()

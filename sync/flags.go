@@ -1,13 +1,10 @@
-// Package sync holds the synchronization side of gocoll's collectives: the
-// flags and their validation, handles and the try/wait/all/some calls, and
-// the table of live operations that progress advances (Engine). An
-// operation may have one handle per image of the node (StartShared), and
-// images that join an operation before it starts hold pending handles
-// (Pending) that find it once it does. A blocking operation may run with
-// no slot at all, the conduit to itself, where nothing else could use the
-// engine meanwhile (alone.go). User code that the engine runs
-// (reduction functions) may neither call back into it nor leave it broken
-// by a panic (user.go).
+// Package sync is what a program touches of the spec's synchronization:
+// the flags of a collective (one input sync mode, one output sync mode,
+// one addressing mode, and AllThreads, Aggregate and the segment
+// assertions), the handles of non-blocking collectives with try, wait and
+// their all/some forms, and the progress modes. The collectives
+// themselves are package coll's; the table of live operations behind the
+// handles is internal to gocoll (internal/engine).
 //
 // Its name follows the design's layout; import it under another name
 // (for example `gsync "github.com/gocoll/gocoll/sync"`) beside the standard

@@ -1,4 +1,16 @@
-package sync
+// Package engine is the table of live collective operations of one node
+// and the handles that sync them: what makes progress (polling, the
+// progress agent), waits and their pacing, the stall watchdog, and the
+// guard around user code (reduction functions) that runs inside it. An
+// operation may have one handle per image of the node (StartShared), and
+// images that join an operation before it starts hold pending handles
+// (Pending) that find it once it does. A blocking operation may run with
+// no slot at all, the conduit to itself, where nothing else could use the
+// engine meanwhile (alone.go).
+//
+// Package coll starts its operations here; package sync gives users the
+// handles (sync.Handle wraps Handle) and the errors they may see.
+package engine
 
 import (
 	"cmp"

@@ -1,4 +1,4 @@
-package sync
+package engine
 
 import (
 	"context"
@@ -149,30 +149,6 @@ func TestOperationErrorIsReportedOnce(t *testing.T) {
 	_, err := h.Try()
 	require.ErrorIs(t, err, ErrDeadHandle)
 	require.Equal(t, 0, e.Live())
-}
-
-func TestFlagsValidate(t *testing.T) {
-	good := InMySync | OutAllSync | Single
-	require.NoError(t, good.Validate())
-	require.NoError(t, (InNoSync | OutNoSync | Local | Aggregate | AllThreads | SrcInSegment | DstInSegment).Validate())
-	for _, c := range []struct {
-		f    Flags
-		want error
-	}{
-		{0, ErrNoInSync},
-		{OutMySync | Local, ErrNoInSync},
-		{InMySync | InNoSync | OutMySync | Local, ErrManyInSync},
-		{InMySync | Local, ErrNoOutSync},
-		{InMySync | OutMySync | OutAllSync | Local, ErrManyOutSync},
-		{InMySync | OutMySync, ErrNoAddressing},
-		{InMySync | OutMySync | Local | Single, ErrManyAddressing},
-		{good | 1<<31, ErrUnknownFlag},
-	} {
-		err := c.f.Validate()
-		require.ErrorIs(t, err, c.want, c.f.String())
-		require.ErrorIs(t, err, ErrFlags)
-	}
-	require.Equal(t, "InMySync|OutAllSync|Single", good.String())
 }
 
 // Initiation makes progress on the other live operations, and skips the

@@ -1,4 +1,4 @@
-package sync
+package engine
 
 import (
 	"context"
@@ -8,24 +8,15 @@ import (
 	"time"
 )
 
-// Progress: where the engine's operations advance. With Polling (the
-// spec's simple polling) they advance only inside the calls of the node's
-// goroutines (initiation, Try, Wait, Poll); a node that stops calling then
-// stalls the peers that need it. An agent advances them on its own:
-//
-//   - Goroutine: a goroutine of the engine polls while any operation is
-//     unfinished and parks (no CPU) while none is, as GASNet's blocked
-//     progress thread, or while a goroutine of the node waits in the
-//     engine (which polls); it costs a processor while collectives are in
-//     flight and the node computes, and gives the best overlap.
-//   - Periodic: a goroutine polls every interval while any operation is
-//     unfinished (a time.Ticker), cheap on the processor, slower to react.
-//
-// The agent never runs an operation that is not agent-safe (one that calls
-// user functions registered without AMSafe): it only records its
-// transfers' completions, and the node's next call steps it.
+// Progress: where the engine's operations advance, in the modes that
+// package sync documents for users (sync.ProgressMode, the same values):
+// inside the node's calls only (Polling), or also on an agent goroutine
+// (Goroutine, Periodic). The agent never runs an operation that is not
+// agent-safe (one that calls user functions registered without AMSafe): it
+// only records its transfers' completions, and the node's next call steps
+// it.
 
-// ProgressMode says who makes progress (see above).
+// ProgressMode says who makes progress (sync.ProgressMode's values).
 type ProgressMode int
 
 const (
