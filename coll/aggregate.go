@@ -6,6 +6,7 @@ import (
 	stdsync "sync"
 	"sync/atomic"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -252,7 +253,7 @@ func (ag *aggregate) drop(pc *planCache) {
 func (a *aggOp) heldBytes() int {
 	n := 0
 	for _, o := range a.groups {
-		n += o.sc.bytes() + o.wireBytes()
+		n += o.sc.Bytes() + o.wireBytes()
 	}
 	for i := range a.members {
 		m := &a.members[i]
@@ -297,9 +298,9 @@ func (n *node) groupOf(k *planKey, P int) groupKey {
 func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 	var in, out gsync.Flags = gsync.InNoSync, gsync.OutNoSync
 	type group struct {
-		rounds  [][]round
+		rounds  [][]alg.Round
 		members []int
-		g       geom
+		g       alg.Geom
 	}
 	var groups []*group
 	byKey := map[groupKey]*group{}
@@ -317,7 +318,7 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 			groups = append(groups, gr)
 		}
 		g := gr.g
-		g.n = ac.key.n
+		g.Block = ac.key.n
 		gr.rounds = append(gr.rounds, n.build(g, &c))
 		gr.members = append(gr.members, i)
 	}
@@ -328,20 +329,20 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 	g := n.geom(tn, 0)
 	base := calls[0].tagBase
 	if in == gsync.InAllSync {
-		a.entry = newRawOp(n, tn, planKey{kind: kBarrier}, barrierRounds(g, subEntry), gsync.OutMySync, nil, base)
+		a.entry = newRawOp(n, tn, planKey{kind: kBarrier}, alg.BarrierRounds(g, alg.SubEntry), gsync.OutMySync, nil, base)
 		a.subs = append(a.subs, a.entry)
 	}
 	gout := min(out, gsync.OutMySync) // OUT_ALLSYNC is the exit barrier's
 	for _, gr := range groups {
 		first := gr.members[0]
-		o := newRawOp(n, tn, fusionKey(calls[first].key), fuse(gr.g, gr.rounds, gr.members), gout, gr.g.sc, calls[first].tagBase)
+		o := newRawOp(n, tn, fusionKey(calls[first].key), fuse(gr.g, gr.rounds, gr.members), gout, gr.g.Scratch, calls[first].tagBase)
 		o.mbases = a.bases
 		a.groups = append(a.groups, o)
 		a.firsts = append(a.firsts, first)
 	}
 	a.subs = append(a.subs, a.groups...)
 	if out == gsync.OutAllSync {
-		if rs := barrierRounds(g, subExit); len(rs) > 0 {
+		if rs := alg.BarrierRounds(g, alg.SubExit); len(rs) > 0 {
 			a.exit = newRawOp(n, tn, planKey{kind: kBarrier}, rs, gsync.OutMySync, nil, base)
 			a.subs = append(a.subs, a.exit)
 		}
@@ -360,7 +361,7 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 // internal buffer unpacked at the start of the next round. idx are the
 // members' indices in the aggregate: a transfer that does not fuse
 // travels on its member's tag.
-func fuse(g geom, members [][]round, idx []int) []round {
+func fuse(g alg.Geom, members [][]alg.Round, idx []int) []alg.Round {
 	if len(members) == 1 {
 		return members[0]
 	}
@@ -368,7 +369,7 @@ func fuse(g geom, members [][]round, idx []int) []round {
 	for _, rs := range members {
 		R = max(R, len(rs))
 	}
-	out := make([]round, R+1)
+	out := make([]alg.Round, R+1)
 	type xkey struct{ peer, sub int }
 	for r := range R {
 		o := &out[r]
@@ -378,21 +379,21 @@ func fuse(g geom, members [][]round, idx []int) []round {
 			if r >= len(rs) {
 				continue
 			}
-			o.afterSends = o.afterSends || rs[r].afterSends
-			for _, c := range rs[r].copies {
-				if !c.late {
-					o.copies = append(o.copies, c)
+			o.AfterSends = o.AfterSends || rs[r].AfterSends
+			for _, c := range rs[r].Copies {
+				if !c.Late {
+					o.Copies = append(o.Copies, c)
 				}
 			}
-			for _, x := range rs[r].sends {
-				k := xkey{x.peer, x.sub}
+			for _, x := range rs[r].Sends {
+				k := xkey{x.Peer, x.Sub}
 				if bySend[k] == nil {
 					sends = append(sends, k)
 				}
 				bySend[k] = append(bySend[k], memberXfer{idx[j], x})
 			}
-			for _, x := range rs[r].recvs {
-				k := xkey{x.peer, x.sub}
+			for _, x := range rs[r].Recvs {
+				k := xkey{x.Peer, x.Sub}
 				if byRecv[k] == nil {
 					recvs = append(recvs, k)
 				}
@@ -401,25 +402,25 @@ func fuse(g geom, members [][]round, idx []int) []round {
 		}
 		for _, k := range sends {
 			xs, copies := fused(g, bySend[k], false)
-			o.copies = append(o.copies, copies...) // packed before the round's sends start
-			o.sends = append(o.sends, xs...)
+			o.Copies = append(o.Copies, copies...) // packed before the round's sends start
+			o.Sends = append(o.Sends, xs...)
 		}
 		for _, rs := range members {
 			if r < len(rs) {
-				for _, c := range rs[r].copies {
-					if c.late {
-						o.copies = append(o.copies, c)
+				for _, c := range rs[r].Copies {
+					if c.Late {
+						o.Copies = append(o.Copies, c)
 					}
 				}
 			}
 		}
 		for _, k := range recvs {
 			xs, copies := fused(g, byRecv[k], true)
-			out[r+1].copies = append(out[r+1].copies, copies...) // unpacked before anything of the next round
-			o.recvs = append(o.recvs, xs...)
+			out[r+1].Copies = append(out[r+1].Copies, copies...) // unpacked before anything of the next round
+			o.Recvs = append(o.Recvs, xs...)
 		}
 	}
-	if last := &out[R]; len(last.copies) == 0 {
+	if last := &out[R]; len(last.Copies) == 0 {
 		out = out[:R]
 	}
 	return out
@@ -429,7 +430,7 @@ func fuse(g geom, members [][]round, idx []int) []round {
 // aggregate.
 type memberXfer struct {
 	m int
-	x xfer
+	x alg.Xfer
 }
 
 // fused is the members' transfers xs (one peer, one sub-tag) as one
@@ -438,29 +439,29 @@ type memberXfer struct {
 // not fuse, each as its member's own message: on its member's tag
 // (wireBase), so that it is the only message of its tag, as it would be
 // without the flag.
-func fused(g geom, xs []memberXfer, recv bool) ([]xfer, []copyOp) {
+func fused(g alg.Geom, xs []memberXfer, recv bool) ([]alg.Xfer, []alg.CopyOp) {
 	if !fusible(xs) {
-		own := make([]xfer, len(xs))
+		own := make([]alg.Xfer, len(xs))
 		for i, mx := range xs {
 			own[i] = mx.x
-			own[i].sub |= (mx.m + 1) << subBits
+			own[i].Sub |= (mx.m + 1) << subBits
 		}
 		return own, nil
 	}
-	buf := g.buf(xferBytes(xs))
-	copies := make([]copyOp, 0, len(xs))
+	buf := g.Buf(xferBytes(xs))
+	copies := make([]alg.CopyOp, 0, len(xs))
 	off := 0
 	for _, mx := range xs {
 		x := mx.x
-		part := buf[off : off+len(x.buf)]
+		part := buf[off : off+len(x.Buf)]
 		if recv {
-			copies = append(copies, copyOp{dst: x.buf, src: part, client: x.client, toClient: x.client})
+			copies = append(copies, alg.CopyOp{Dst: x.Buf, Src: part, Client: x.Client, ToClient: x.Client})
 		} else {
-			copies = append(copies, copyOp{dst: part, src: x.buf, client: x.client})
+			copies = append(copies, alg.CopyOp{Dst: part, Src: x.Buf, Client: x.Client})
 		}
-		off += len(x.buf)
+		off += len(x.Buf)
 	}
-	return []xfer{{peer: xs[0].x.peer, sub: xs[0].x.sub, buf: buf}}, copies
+	return []alg.Xfer{{Peer: xs[0].x.Peer, Sub: xs[0].x.Sub, Buf: buf}}, copies
 }
 
 // fuseMax bounds a fused message: beyond it, messages are bandwidth bound
@@ -476,7 +477,7 @@ func fusible(xs []memberXfer) bool { return len(xs) > 1 && xferBytes(xs) <= fuse
 func xferBytes(xs []memberXfer) int {
 	n := 0
 	for _, x := range xs {
-		n += len(x.x.buf)
+		n += len(x.x.Buf)
 	}
 	return n
 }
@@ -484,7 +485,7 @@ func xferBytes(xs []memberXfer) int {
 // newRawOp is a schedule that is no call's own (an aggregate's part) of
 // the calls key describes (kind and function), synced in output mode out,
 // with the tag base it will run with.
-func newRawOp(n *node, tn *teamNode, key planKey, rounds []round, out gsync.Flags, sc *scratch, tagBase int) *schedOp {
+func newRawOp(n *node, tn *teamNode, key planKey, rounds []alg.Round, out gsync.Flags, sc *alg.Scratch, tagBase int) *schedOp {
 	o := &schedOp{n: n, tn: tn, cd: n.cd, key: key, out: out, rounds: rounds, sc: sc, tagBase: tagBase}
 	o.items = o.itemBuf[:0]
 	o.state = o.stateBuf[:0]
@@ -531,7 +532,7 @@ func (a *aggOp) rerun(bases []int) {
 // release gives back the buffers of an aggregate that nothing runs.
 func (a *aggOp) release() {
 	for _, o := range a.groups {
-		o.sc.release()
+		o.sc.Release()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"unsafe"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -100,7 +101,7 @@ func (im *Image) scatter(t *images.Team, dst []byte, dsts [][]byte, multi bool, 
 		if a.err == nil && isRoot {
 			d, s := a.dst[k][:n], a.src[k][:n*a.P]
 			a.disjoint(d, s, true, false)
-			if a.err != nil && identical(d, s[root*n:(root+1)*n]) {
+			if a.err != nil && alg.Identical(d, s[root*n:(root+1)*n]) {
 				a.err = nil // the root's own block may be its destination
 			}
 		}
@@ -142,7 +143,7 @@ func (im *Image) gather(t *images.Team, root int, dst, src []byte, srcs [][]byte
 		if a.err == nil && isRoot {
 			d, s := a.dst[k][:n*a.P], a.src[k][:n]
 			a.disjoint(d, s, true, false)
-			if a.err != nil && identical(s, d[root*n:(root+1)*n]) {
+			if a.err != nil && alg.Identical(s, d[root*n:(root+1)*n]) {
 				a.err = nil // the root's own block may be its source
 			}
 		}
@@ -184,7 +185,7 @@ func (im *Image) gatherAll(t *images.Team, dst []byte, dsts [][]byte, src []byte
 		if a.err == nil {
 			d, s := a.dst[k][:n*a.P], a.src[k][:n]
 			a.disjoint(d, s, true, false)
-			if a.err != nil && identical(s, d[r*n:(r+1)*n]) {
+			if a.err != nil && alg.Identical(s, d[r*n:(r+1)*n]) {
 				a.err = nil // an image's own block may be its source
 			}
 		}
@@ -259,91 +260,16 @@ func (c *call) area(k int, tn *teamNode) (d, s []byte) {
 	case kBarrier:
 		return nil, nil
 	}
-	sd := dist{Layout: key.sl, P: P, count: key.count}
-	s = part(src, sd.localLen(r)*key.es, true)
+	sd := alg.Dist{Layout: key.sl, P: P, Count: key.count}
+	s = part(src, sd.LocalLen(r)*key.es, true)
 	switch key.kind {
 	case kReduce:
 		return part(dst, key.es, isRoot), s
 	case kReduceAll:
 		return dst[:key.es], s
 	}
-	dd := dist{Layout: key.dl, P: P, count: key.count}
-	return part(dst, dd.localLen(r)*key.es, true), s
-}
-
-// build is the node's schedule of c, by its kind.
-func (n *node) build(g geom, c *call) []round {
-	k := &c.key
-	switch k.kind {
-	case kBarrier:
-		return barrierRounds(g, subBar)
-	case kBroadcast:
-		return broadcastSched(g, n.tree(TreeBroadcast, g.P, k.n), c)
-	case kScatter:
-		return scatterSched(g, n.tree(TreeBlocks, g.P, k.n), c)
-	case kGather:
-		return gatherSched(g, n.tree(TreeBlocks, g.P, k.n), c)
-	case kGatherAll:
-		return gatherAllSched(g, n.gatherAllAlgo(g.P, k.n), c)
-	case kExchange:
-		return exchangeSched(g, c)
-	}
-	src, snaps := inPlaceSources(g, c)
-	if snaps == nil {
-		return n.buildReduction(g, c)
-	}
-	in := *c
-	in.src = src
-	rs := n.buildReduction(g, &in)
-	rs[0].copies = append(snaps, rs[0].copies...) // before anything reads a source
-	return rs
-}
-
-// sizeChoice is the algorithm build picks for a data-movement collective
-// of key k on P nodes by its size (choose.go): members of an aggregate
-// fuse only where it is the same (aggregate.go).
-func (n *node) sizeChoice(k *planKey, P int) int {
-	switch k.kind {
-	case kBroadcast:
-		return int(n.tree(TreeBroadcast, P, k.n))
-	case kScatter, kGather:
-		return int(n.tree(TreeBlocks, P, k.n))
-	case kGatherAll:
-		return int(n.gatherAllAlgo(P, k.n))
-	}
-	return 0
-}
-
-// buildReduction is the schedule of a computational collective.
-func (n *node) buildReduction(g geom, c *call) []round {
-	k := &c.key
-	rd := n.reducerOf(k)
-	sd := dist{Layout: k.sl, P: g.t.Size(), count: k.count}
-	nm := g.t.NodeMajor()
-	algo := n.gatherAllAlgo(g.P, k.es)
-	t := n.tree(TreeReduce, g.P, k.es)
-	switch k.kind {
-	case kReduce:
-		if !rd.commutative() && !nm {
-			return gatheredSched(g, algo, t, rd, sd, c.dst, c.src, gathered{reduce: true, dstImg: k.root})
-		}
-		var dst []byte
-		if m := g.member(k.root); m >= 0 {
-			dst = c.dst[m]
-		}
-		return reduceSched(g, t, rd, sd, k.root, dst, c.src)
-	case kReduceAll:
-		if !rd.commutative() && !nm {
-			return gatheredSched(g, algo, t, rd, sd, c.dst, c.src, gathered{all: true})
-		}
-		return reduceAllSched(g, rd, sd, c.dst, c.src, n.opts.SplitsReduceAll(g.P, k.es))
-	}
-	dd := dist{Layout: k.dl, P: g.t.Size(), count: k.count}
-	excl := k.kind == kExclusivePrefix
-	if !nm {
-		return gatheredSched(g, algo, t, rd, sd, c.dst, c.src, gathered{exclusive: excl, dd: dd})
-	}
-	return prefixSched(g, t, rd, sd, dd, c.dst, c.src, excl)
+	dd := alg.Dist{Layout: key.dl, P: P, Count: key.count}
+	return part(dst, dd.LocalLen(r)*key.es, true), s
 }
 
 func wait(h engine.Handle, err error) error {

@@ -3,6 +3,7 @@ package coll
 import (
 	"fmt"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -24,27 +25,27 @@ import (
 // Reduce folds the array in element order with function fn into dst
 // (elemSize bytes) on the image of team rank dstImage.
 func (im *Image) Reduce(t *images.Team, dstImage int, dst, src []byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) error {
-	return wait(im.reduce(t, dstImage, dst, src, nil, false, srcLayout, elemSize, elemCount, fn, arg, f, false))
+	return wait(im.reduce(t, dstImage, dst, src, nil, false, alg.Layout(srcLayout), elemSize, elemCount, fn, arg, f, false))
 }
 
 // ReduceNB is the non-blocking Reduce.
 func (im *Image) ReduceNB(t *images.Team, dstImage int, dst, src []byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.reduce(t, dstImage, dst, src, nil, false, srcLayout, elemSize, elemCount, fn, arg, f, true))
+	return public(im.reduce(t, dstImage, dst, src, nil, false, alg.Layout(srcLayout), elemSize, elemCount, fn, arg, f, true))
 }
 
 // ReduceM is Reduce with a source per image.
 func (im *Image) ReduceM(t *images.Team, dstImage int, dst []byte, srcs [][]byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) error {
-	return wait(im.reduce(t, dstImage, dst, nil, srcs, true, srcLayout, elemSize, elemCount, fn, arg, f, false))
+	return wait(im.reduce(t, dstImage, dst, nil, srcs, true, alg.Layout(srcLayout), elemSize, elemCount, fn, arg, f, false))
 }
 
 // ReduceMNB is the non-blocking ReduceM.
 func (im *Image) ReduceMNB(t *images.Team, dstImage int, dst []byte, srcs [][]byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.reduce(t, dstImage, dst, nil, srcs, true, srcLayout, elemSize, elemCount, fn, arg, f, true))
+	return public(im.reduce(t, dstImage, dst, nil, srcs, true, alg.Layout(srcLayout), elemSize, elemCount, fn, arg, f, true))
 }
 
-func (im *Image) reduce(t *images.Team, dstImage int, dst, src []byte, srcs [][]byte, multi bool, sl Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (engine.Handle, error) {
+func (im *Image) reduce(t *images.Team, dstImage int, dst, src []byte, srcs [][]byte, multi bool, sl alg.Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
-	sd := im.compArgs(&a, kReduce, t, dstImage, sl, Layout{}, es, count, fn, arg, f, nb, multi, dst, src)
+	sd := im.compArgs(&a, kReduce, t, dstImage, sl, alg.Layout{}, es, count, fn, arg, f, nb, multi, dst, src)
 	a.take(a.dst, "dst", dst, nil, false, im.n)
 	a.take(a.src, "src", src, srcs, multi, im.n)
 	if !a.repeat {
@@ -61,27 +62,27 @@ func (im *Image) reduce(t *images.Team, dstImage int, dst, src []byte, srcs [][]
 
 // ReduceAll is Reduce with the result in dst on every image.
 func (im *Image) ReduceAll(t *images.Team, dst, src []byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) error {
-	return wait(im.reduceAll(t, dst, nil, src, nil, false, srcLayout, elemSize, elemCount, fn, arg, f, false))
+	return wait(im.reduceAll(t, dst, nil, src, nil, false, alg.Layout(srcLayout), elemSize, elemCount, fn, arg, f, false))
 }
 
 // ReduceAllNB is the non-blocking ReduceAll.
 func (im *Image) ReduceAllNB(t *images.Team, dst, src []byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.reduceAll(t, dst, nil, src, nil, false, srcLayout, elemSize, elemCount, fn, arg, f, true))
+	return public(im.reduceAll(t, dst, nil, src, nil, false, alg.Layout(srcLayout), elemSize, elemCount, fn, arg, f, true))
 }
 
 // ReduceAllM is ReduceAll with a destination and a source per image.
 func (im *Image) ReduceAllM(t *images.Team, dsts, srcs [][]byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) error {
-	return wait(im.reduceAll(t, nil, dsts, nil, srcs, true, srcLayout, elemSize, elemCount, fn, arg, f, false))
+	return wait(im.reduceAll(t, nil, dsts, nil, srcs, true, alg.Layout(srcLayout), elemSize, elemCount, fn, arg, f, false))
 }
 
 // ReduceAllMNB is the non-blocking ReduceAllM.
 func (im *Image) ReduceAllMNB(t *images.Team, dsts, srcs [][]byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.reduceAll(t, nil, dsts, nil, srcs, true, srcLayout, elemSize, elemCount, fn, arg, f, true))
+	return public(im.reduceAll(t, nil, dsts, nil, srcs, true, alg.Layout(srcLayout), elemSize, elemCount, fn, arg, f, true))
 }
 
-func (im *Image) reduceAll(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, sl Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (engine.Handle, error) {
+func (im *Image) reduceAll(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, sl alg.Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
-	sd := im.compArgs(&a, kReduceAll, t, 0, sl, Layout{}, es, count, fn, arg, f, nb, multi, dst, src)
+	sd := im.compArgs(&a, kReduceAll, t, 0, sl, alg.Layout{}, es, count, fn, arg, f, nb, multi, dst, src)
 	a.take(a.dst, "dst", dst, dsts, multi, im.n)
 	a.take(a.src, "src", src, srcs, multi, im.n)
 	if !a.repeat {
@@ -100,47 +101,47 @@ func (im *Image) reduceAll(t *images.Team, dst []byte, dsts [][]byte, src []byte
 // dstLayout, which may differ from srcLayout) to the fold of source elements
 // 0..j (an inclusive scan).
 func (im *Image) PrefixReduce(t *images.Team, dst []byte, dstLayout Layout, src []byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) error {
-	return wait(im.prefix(t, dst, nil, dstLayout, src, nil, false, srcLayout, elemSize, elemCount, fn, arg, f, false, false))
+	return wait(im.prefix(t, dst, nil, alg.Layout(dstLayout), src, nil, false, alg.Layout(srcLayout), elemSize, elemCount, fn, arg, f, false, false))
 }
 
 // PrefixReduceNB is the non-blocking PrefixReduce.
 func (im *Image) PrefixReduceNB(t *images.Team, dst []byte, dstLayout Layout, src []byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.prefix(t, dst, nil, dstLayout, src, nil, false, srcLayout, elemSize, elemCount, fn, arg, f, true, false))
+	return public(im.prefix(t, dst, nil, alg.Layout(dstLayout), src, nil, false, alg.Layout(srcLayout), elemSize, elemCount, fn, arg, f, true, false))
 }
 
 // PrefixReduceM is PrefixReduce with a destination and a source per image.
 func (im *Image) PrefixReduceM(t *images.Team, dsts [][]byte, dstLayout Layout, srcs [][]byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) error {
-	return wait(im.prefix(t, nil, dsts, dstLayout, nil, srcs, true, srcLayout, elemSize, elemCount, fn, arg, f, false, false))
+	return wait(im.prefix(t, nil, dsts, alg.Layout(dstLayout), nil, srcs, true, alg.Layout(srcLayout), elemSize, elemCount, fn, arg, f, false, false))
 }
 
 // PrefixReduceMNB is the non-blocking PrefixReduceM.
 func (im *Image) PrefixReduceMNB(t *images.Team, dsts [][]byte, dstLayout Layout, srcs [][]byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.prefix(t, nil, dsts, dstLayout, nil, srcs, true, srcLayout, elemSize, elemCount, fn, arg, f, true, false))
+	return public(im.prefix(t, nil, dsts, alg.Layout(dstLayout), nil, srcs, true, alg.Layout(srcLayout), elemSize, elemCount, fn, arg, f, true, false))
 }
 
 // ExclusivePrefixReduce sets element j of the destination to the fold of
 // source elements 0..j-1; element 0 gets no defined value (it is not written).
 func (im *Image) ExclusivePrefixReduce(t *images.Team, dst []byte, dstLayout Layout, src []byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) error {
-	return wait(im.prefix(t, dst, nil, dstLayout, src, nil, false, srcLayout, elemSize, elemCount, fn, arg, f, false, true))
+	return wait(im.prefix(t, dst, nil, alg.Layout(dstLayout), src, nil, false, alg.Layout(srcLayout), elemSize, elemCount, fn, arg, f, false, true))
 }
 
 // ExclusivePrefixReduceNB is the non-blocking ExclusivePrefixReduce.
 func (im *Image) ExclusivePrefixReduceNB(t *images.Team, dst []byte, dstLayout Layout, src []byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.prefix(t, dst, nil, dstLayout, src, nil, false, srcLayout, elemSize, elemCount, fn, arg, f, true, true))
+	return public(im.prefix(t, dst, nil, alg.Layout(dstLayout), src, nil, false, alg.Layout(srcLayout), elemSize, elemCount, fn, arg, f, true, true))
 }
 
 // ExclusivePrefixReduceM is ExclusivePrefixReduce with a destination and a
 // source per image.
 func (im *Image) ExclusivePrefixReduceM(t *images.Team, dsts [][]byte, dstLayout Layout, srcs [][]byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) error {
-	return wait(im.prefix(t, nil, dsts, dstLayout, nil, srcs, true, srcLayout, elemSize, elemCount, fn, arg, f, false, true))
+	return wait(im.prefix(t, nil, dsts, alg.Layout(dstLayout), nil, srcs, true, alg.Layout(srcLayout), elemSize, elemCount, fn, arg, f, false, true))
 }
 
 // ExclusivePrefixReduceMNB is the non-blocking ExclusivePrefixReduceM.
 func (im *Image) ExclusivePrefixReduceMNB(t *images.Team, dsts [][]byte, dstLayout Layout, srcs [][]byte, srcLayout Layout, elemSize, elemCount, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.prefix(t, nil, dsts, dstLayout, nil, srcs, true, srcLayout, elemSize, elemCount, fn, arg, f, true, true))
+	return public(im.prefix(t, nil, dsts, alg.Layout(dstLayout), nil, srcs, true, alg.Layout(srcLayout), elemSize, elemCount, fn, arg, f, true, true))
 }
 
-func (im *Image) prefix(t *images.Team, dst []byte, dsts [][]byte, dl Layout, src []byte, srcs [][]byte, multi bool, sl Layout, es, count, fn, arg int, f gsync.Flags, nb, exclusive bool) (engine.Handle, error) {
+func (im *Image) prefix(t *images.Team, dst []byte, dsts [][]byte, dl alg.Layout, src []byte, srcs [][]byte, multi bool, sl alg.Layout, es, count, fn, arg int, f gsync.Flags, nb, exclusive bool) (engine.Handle, error) {
 	k := kPrefix
 	if exclusive {
 		k = kExclusivePrefix
@@ -150,14 +151,14 @@ func (im *Image) prefix(t *images.Team, dst []byte, dsts [][]byte, dl Layout, sr
 	a.take(a.dst, "dst", dst, dsts, multi, im.n)
 	a.take(a.src, "src", src, srcs, multi, im.n)
 	if !a.repeat {
-		dd := dist{Layout: dl, P: a.P, count: count}
+		dd := alg.Dist{Layout: dl, P: a.P, Count: count}
 		if a.err == nil {
-			a.err = dd.check("dst")
+			a.err = dd.Check("dst")
 		}
 		lo, hi := a.members()
 		for m := lo; m < hi && a.err == nil; m++ {
 			a.source(m, sd)
-			n := dd.localLen(a.tn.mem[m])
+			n := dd.LocalLen(a.tn.mem[m])
 			a.buffer("dst", m, a.dst[m], n*es, n > 0)
 			a.notPartly(m)
 		}
@@ -172,14 +173,14 @@ func (im *Image) prefix(t *images.Team, dst []byte, dsts [][]byte, dl Layout, sr
 // and src (the single-address forms' buffers), it sets a.repeat and
 // checks nothing more: the caller then skips its own buffer checks too
 // (repeat.go).
-func (im *Image) compArgs(a *callArgs, k kind, t *images.Team, root int, sl, dl Layout, es, count, fn, arg int, f gsync.Flags, nb, multi bool, dst, src []byte) dist {
+func (im *Image) compArgs(a *callArgs, k kind, t *images.Team, root int, sl, dl alg.Layout, es, count, fn, arg int, f gsync.Flags, nb, multi bool, dst, src []byte) alg.Dist {
 	if !multi && im.again(a, k, t, root, sl, dl, es, count, fn, arg, f, nb, dst, src) {
-		return dist{Layout: sl, P: a.P, count: count}
+		return alg.Dist{Layout: sl, P: a.P, Count: count}
 	}
 	im.args(a, k, t, root, 0, f, nb, multi)
 	a.key.es, a.key.count, a.key.fn, a.key.arg, a.key.sl, a.key.dl = es, count, fn, arg, sl, dl
 	a.es = es
-	sd := dist{Layout: sl, P: a.P, count: count}
+	sd := alg.Dist{Layout: sl, P: a.P, Count: count}
 	if a.err != nil {
 		return sd
 	}
@@ -194,14 +195,14 @@ func (im *Image) compArgs(a *callArgs, k kind, t *images.Team, root int, sl, dl 
 	case count <= 0:
 		a.err = fmt.Errorf("%w: %d", ErrElemCount, count)
 	default:
-		a.err = sd.check("src")
+		a.err = sd.Check("src")
 	}
 	return sd
 }
 
 // source checks member k's source: its local part of the array.
-func (a *callArgs) source(k int, sd dist) {
-	n := sd.localLen(a.tn.mem[k])
+func (a *callArgs) source(k int, sd alg.Dist) {
+	n := sd.LocalLen(a.tn.mem[k])
 	a.buffer("src", k, a.src[k], n*a.es, n > 0)
 }
 

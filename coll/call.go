@@ -5,8 +5,8 @@ import (
 	"slices"
 	stdsync "sync"
 	"sync/atomic"
-	"unsafe"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -174,26 +174,13 @@ func (a *callArgs) whose(k int) string {
 // disjoint reports ErrOverlap when x and y share memory, unless
 // identicalOK and they are the same block.
 func (a *callArgs) disjoint(x, y []byte, check, identicalOK bool) {
-	if a.err != nil || !check || !overlap(x, y) {
+	if a.err != nil || !check || !alg.Overlap(x, y) {
 		return
 	}
-	if identicalOK && identical(x, y) {
+	if identicalOK && alg.Identical(x, y) {
 		return
 	}
 	a.err = ErrOverlap
-}
-
-func overlap(x, y []byte) bool {
-	if len(x) == 0 || len(y) == 0 {
-		return false
-	}
-	px, py := uintptr(unsafe.Pointer(&x[0])), uintptr(unsafe.Pointer(&y[0]))
-	return px < py+uintptr(len(y)) && py < px+uintptr(len(x))
-}
-
-// identical: same address and length.
-func identical(x, y []byte) bool {
-	return len(x) == len(y) && len(x) > 0 && &x[0] == &y[0]
 }
 
 // crossOverlap checks the data areas of different members of the node: a
@@ -222,10 +209,10 @@ func overlapAmong(c *call, tn *teamNode, area func(k int) (d, s []byte)) error {
 				continue
 			}
 			dj, sj := area(j)
-			if j > k && overlap(dk, dj) {
+			if j > k && alg.Overlap(dk, dj) {
 				return fmt.Errorf("%w: destinations of images %d and %d of the node", ErrOverlap, tn.team.Image(tn.mem[k]), tn.team.Image(tn.mem[j]))
 			}
-			if overlap(dk, sj) && !(bcast && identical(dk, sj)) {
+			if alg.Overlap(dk, sj) && !(bcast && alg.Identical(dk, sj)) {
 				return fmt.Errorf("%w: destination of image %d and source of image %d", ErrOverlap, tn.team.Image(tn.mem[k]), tn.team.Image(tn.mem[j]))
 			}
 		}
@@ -303,16 +290,16 @@ func (n *node) op(tn *teamNode, c *call) *schedOp {
 		// the caller's may live on its stack.
 		cc := call{key: c.key, dst: slices.Clone(c.dst), src: slices.Clone(c.src)}
 		g := n.geom(tn, c.key.n)
-		op = newSchedOp(n, tn, &cc, withSync(g, c.key.f, n.build(g, &cc)), g.sc)
+		op = newSchedOp(n, tn, &cc, alg.WithSync(g, c.key.f, n.build(g, &cc)), g.Scratch)
 		n.plans.keep(op)
 	}
 	return op
 }
 
 // geom is the node's place in team tn's geometry.
-func (n *node) geom(tn *teamNode, blockSize int) geom {
+func (n *node) geom(tn *teamNode, blockSize int) alg.Geom {
 	t := tn.team
-	return geom{P: t.Nodes(), me: t.NodeRank(n.me), n: blockSize, sc: &scratch{}, t: t, mem: tn.mem}
+	return alg.Geom{P: t.Nodes(), Me: t.NodeRank(n.me), Block: blockSize, Scratch: &alg.Scratch{}, Team: t, Mem: tn.mem}
 }
 
 // arrival gathers the initiations of one collective by the node's members

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -62,7 +63,7 @@ type callSig struct {
 	root, n       int
 	es, count, fn int
 	arg           int
-	sl, dl        Layout
+	sl, dl        alg.Layout
 }
 
 // sigWords is the number of 8-byte words of an encoded signature.
@@ -103,7 +104,7 @@ func decodeSig(b []byte) callSig {
 	i := func(k int) int { return int(w[k]) }
 	return callSig{kind: kind(w[0]), flags: gsync.Flags(w[1]), team: w[2], seq: w[3], root: i(4), n: i(5),
 		es: i(6), count: i(7), fn: i(8), arg: i(9),
-		sl: Layout{i(10), i(11)}, dl: Layout{i(12), i(13)}}
+		sl: alg.Layout{BlockSize: i(10), Offset: i(11)}, dl: alg.Layout{BlockSize: i(12), Offset: i(13)}}
 }
 
 // hash is a 32-bit hash of the signature's words (sequence number aside:
@@ -161,8 +162,6 @@ func (s *callSig) differs(u *callSig) string {
 	}
 	return ""
 }
-
-func (l Layout) String() string { return fmt.Sprintf("{%d,%d}", l.BlockSize, l.Offset) }
 
 // mismatchErr describes a disagreement: image a called sa, image b sb.
 func mismatchErr(a int, sa *callSig, b int, sb *callSig) error {
@@ -262,22 +261,22 @@ const agreeSubs = 15
 // agreeOp gathers every node's block (mine, of len(mine) bytes) into all,
 // one block per node rank, on the sub-tags from subAgree+sub of tag base
 // base.
-func agreeOp(n *node, tn *teamNode, g geom, mine, all []byte, base, sub int) *schedOp {
+func agreeOp(n *node, tn *teamNode, g alg.Geom, mine, all []byte, base, sub int) *schedOp {
 	po := make([]int, g.P+1)
 	for q := range po {
 		po[q] = q
 	}
 	algo := n.gatherAllAlgo(g.P, len(mine))
 	if g.P > 1<<14 { // dissemination's sub-tags would reach subReblock
-		algo = GatherAllExchange
+		algo = alg.GatherAllExchange
 	}
-	rs := gatherAllRounds(g, algo, all, true, po, [][]byte{mine}) // client: synced once all is filled
+	rs := alg.GatherAllRounds(g, algo, all, true, po, [][]byte{mine}) // client: synced once all is filled
 	for r := range rs {
-		for i := range rs[r].sends {
-			rs[r].sends[i].sub += subAgree + sub
+		for i := range rs[r].Sends {
+			rs[r].Sends[i].Sub += subAgree + sub
 		}
-		for i := range rs[r].recvs {
-			rs[r].recvs[i].sub += subAgree + sub
+		for i := range rs[r].Recvs {
+			rs[r].Recvs[i].Sub += subAgree + sub
 		}
 	}
 	key := planKey{kind: kGatherAll, team: tn.team, f: gsync.InNoSync | gsync.OutMySync | gsync.Local, n: len(mine)}

@@ -1,9 +1,10 @@
 package coll
 
 import (
-	"github.com/gocoll/gocoll/images"
 	"testing"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/images"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -16,7 +17,7 @@ func FuzzCallSig(f *testing.F) {
 	f.Add(uint8(7), uint32(gsync.InAllSync|gsync.OutNoSync|gsync.Single), uint64(5), uint64(1<<40), 2, 0, 16, 100, 3, -1, 0, 2, 4, 1, 13, int64(-7))
 	f.Fuzz(func(t *testing.T, k uint8, fl uint32, team, seq uint64, root, n, es, count, fn, arg, sb, so, db, do, field int, delta int64) {
 		s := callSig{kind: kind(k), flags: gsync.Flags(fl), team: team, seq: seq, root: root, n: n, es: es,
-			count: count, fn: fn, arg: arg, sl: Layout{sb, so}, dl: Layout{db, do}}
+			count: count, fn: fn, arg: arg, sl: alg.Layout{BlockSize: sb, Offset: so}, dl: alg.Layout{BlockSize: db, Offset: do}}
 		b := make([]byte, sigSize)
 		s.encode(b)
 		if got := decodeSig(b); got != s {
@@ -118,7 +119,7 @@ func TestSeqOf(t *testing.T) {
 func TestSig(t *testing.T) {
 	t1, t2 := &images.Team{}, &images.Team{}
 	base := planKey{kind: kReduceAll, team: t1, f: 1 << 3, root: 1, n: 8, es: 8, count: 4, fn: 1, arg: 2,
-		sl: Layout{BlockSize: 1}, dl: Layout{BlockSize: 2, Offset: 1}}
+		sl: alg.Layout{BlockSize: 1}, dl: alg.Layout{BlockSize: 2, Offset: 1}}
 	vary := map[string]func(k *planKey){
 		"kind":      func(k *planKey) { k.kind = kReduce },
 		"team":      func(k *planKey) { k.team = t2 },

@@ -3,6 +3,7 @@ package coll
 import (
 	stdsync "sync"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/loggp"
 )
 
@@ -110,13 +111,13 @@ type choiceKey struct {
 // small collective.
 type choices struct {
 	mu    stdsync.Mutex
-	trees map[choiceKey]Tree
+	trees map[choiceKey]alg.Tree
 }
 
 // tree is Options.TreeFor, cached, with k rounded down to a power of two.
-func (n *node) tree(use TreeUse, P, k int) Tree {
+func (n *node) tree(use TreeUse, P, k int) alg.Tree {
 	if n.opts.Tree != TreeAuto || P <= 2 {
-		return n.opts.TreeFor(use, P, k)
+		return alg.Tree(n.opts.TreeFor(use, P, k))
 	}
 	key := choiceKey{use, P, 0}
 	if k > 0 {
@@ -128,12 +129,14 @@ func (n *node) tree(use TreeUse, P, k int) Tree {
 	if t, ok := c.trees[key]; ok {
 		return t
 	}
-	t := n.opts.TreeFor(use, P, key.kClass)
+	t := alg.Tree(n.opts.TreeFor(use, P, key.kClass))
 	if c.trees == nil {
-		c.trees = map[choiceKey]Tree{}
+		c.trees = map[choiceKey]alg.Tree{}
 	}
 	c.trees[key] = t
 	return t
 }
 
-func (n *node) gatherAllAlgo(P, k int) GatherAllAlgo { return n.opts.GatherAllFor(P, k) }
+func (n *node) gatherAllAlgo(P, k int) alg.GatherAllAlgo {
+	return alg.GatherAllAlgo(n.opts.GatherAllFor(P, k))
+}

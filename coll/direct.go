@@ -1,5 +1,7 @@
 package coll
 
+import "github.com/gocoll/gocoll/coll/internal/alg"
+
 // Direct runs on a team that lives on one node. The last image to arrive
 // runs the node's operation for every member (localRec.run); for the two
 // shapes below it does so without a schedule, since on a team of a few
@@ -10,7 +12,7 @@ package coll
 //   - a ReduceAll of one element per member in rank order (Cyclic with
 //     count = team size, what MPI_Allreduce users write), of any size: the
 //     elements folded left to right in rank order, the order of the
-//     schedule's local fold (reducer.foldSegs), so the results are bitwise
+//     schedule's local fold (alg.Reducer's foldSegs), so the results are bitwise
 //     the same, then copied to every destination. The schedule would do
 //     the same fold and copies through internal buffers of several
 //     elements.
@@ -41,7 +43,7 @@ func (r *recLines) direct(c *call) bool {
 	case kBroadcast:
 		return true
 	case kReduceAll:
-		return k.sl == Cyclic && k.count == len(r.tn.mem)
+		return k.sl == alg.Cyclic && k.count == len(r.tn.mem)
 	}
 	return false
 }
@@ -63,8 +65,8 @@ func (r *recLines) runDirect(c *call, it *imageTeam) error {
 	es := k.es
 	rd := r.tn.n.reducerOf(k)
 	step := es
-	if rd.scalar > 0 && es > foldChunk {
-		step = max(rd.scalar, foldChunk/rd.scalar*rd.scalar)
+	if rd.Scalar > 0 && es > foldChunk {
+		step = max(rd.Scalar, foldChunk/rd.Scalar*rd.Scalar)
 	}
 	scratch := it.fold
 	if cap(scratch) < 2*step {
@@ -79,12 +81,12 @@ func (r *recLines) runDirect(c *call, it *imageTeam) error {
 		acc := c.src[0][lo:hi]
 		for m := 1; m < len(c.src); m++ {
 			t := scratch[m%2*step : m%2*step+n]
-			rd.call(t, acc, c.src[m][lo:hi], n)
+			rd.Call(t, acc, c.src[m][lo:hi], n)
 			acc = t
 		}
 		for _, d := range c.dst {
 			if d != nil { // a member that folds its own (local.go, self)
-				copyData(d[lo:hi], acc)
+				alg.CopyData(d[lo:hi], acc)
 			}
 		}
 	}

@@ -67,12 +67,12 @@
 //     the team's ring (ring.go), and take the records only when one of
 //     them cannot; a broadcast of a block that fits a line goes by the
 //     ring when its root takes it (the decision per call is in ring.go).
-//   - Input sync modes are enforced in withSync (syncmodes.go): IN_ALLSYNC
-//     prepends a dissemination barrier between nodes; IN_MYSYNC and
-//     IN_NOSYNC need none, because a node's part starts once its images
-//     entered, and a point-to-point transfer reads its source only after the
-//     sending node entered and writes its destination only after the
-//     receiving node entered.
+//   - Input sync modes are enforced in alg.WithSync (internal/alg,
+//     syncmodes.go): IN_ALLSYNC prepends a dissemination barrier between
+//     nodes; IN_MYSYNC and IN_NOSYNC need none, because a node's part
+//     starts once its images entered, and a point-to-point transfer reads
+//     its source only after the sending node entered and writes its
+//     destination only after the receiving node entered.
 //   - Output sync modes are enforced in schedOp.Syncable (sched.go):
 //     OUT_NOSYNC succeeds once this node's destinations are written,
 //     OUT_MYSYNC once every transfer and copy touching this node's data
@@ -82,10 +82,12 @@
 //     only once all of its transfers are complete, which every other mode
 //     allows.
 //   - The default choice of algorithm (by the cost model) is made in
-//     choose.go. Trees are built in trees.go; the schedules of the five
-//     collectives in movement.go, of the reductions in reduce.go and
-//     prefix.go, all between a team's node ranks (geom in movement.go);
-//     schedules are cached per node and argument list in plans.go.
+//     choose.go, and a schedule built for it in build.go. The algorithms
+//     themselves are package internal/alg: trees in trees.go, the
+//     schedules of the five data-movement collectives in movement.go, of
+//     the reductions in reduce.go and prefix.go, all between a team's
+//     node ranks (Geom); schedules are cached per node and argument list
+//     in plans.go.
 //   - Tags (team context, sequence number, sub-tag) are laid out in
 //     node.go; team creation, contexts and Destroy are in teams.go.
 //   - Aggregation (the Aggregate flag: members, the Last, fusion of the
@@ -101,11 +103,12 @@
 //     DefaultStallTimeout) and what a stalled collective names (kind,
 //     sequence number, team, images waited for) in watchdog.go; the waits
 //     that run it, and what a stall fails, in internal/engine (watchdog.go).
-//   - Reduction functions run through reducer.call (reduce.go), which makes
-//     them user code for internal/engine (user.go): a call into gocoll from
-//     one is ErrReentrant, a panic becomes a *PanicError raised again on
-//     the application's goroutine. What a collective that failed part way
-//     leaves behind (its transfers in flight) is in fail.go.
+//   - Reduction functions run through alg.Reducer.Call (internal/alg),
+//     which makes them user code for internal/engine (user.go): a call
+//     into gocoll from one is ErrReentrant, a panic becomes a *PanicError
+//     raised again on the application's goroutine. What a collective that
+//     failed part way leaves behind (its transfers in flight) is in
+//     fail.go.
 //
 // # Addressing
 //
@@ -160,7 +163,7 @@
 // callback per run, and move results to the destination layout when it
 // differs. Where a team is not node-major, non-commutative reductions and
 // prefix reductions gather every image's row partials on every node
-// instead (gatheredSched in prefix.go). Every combination order is fixed by
+// instead (alg.GatheredSched). Every combination order is fixed by
 // the images table, team and layout, so results are bitwise reproducible;
 // integer results equal those of one image per node. Callbacks run only
 // inside gocoll calls made by the application's goroutines (or, for

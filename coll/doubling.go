@@ -3,6 +3,7 @@ package coll
 import (
 	"context"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -68,7 +69,7 @@ type doublingFit struct {
 	ok    bool
 	sig   uint32 // the arguments' hash, as the schedule's headers carry it
 	local int    // the element's index in the member's source
-	rd    reducer
+	rd    alg.Reducer
 	// the doubling on the team's nodes: node rank me, rem as above, the
 	// exchanges (lg P2), me's doubling rank and first stage
 	me, rem, steps, nr, first int
@@ -103,24 +104,24 @@ func (n *node) decideDoubling(tn *teamNode, fit *doublingFit) bool {
 		return false
 	}
 	t := tn.team
-	g := geom{P: t.Nodes(), me: t.NodeRank(n.me), t: t, mem: tn.mem}
+	g := alg.Geom{P: t.Nodes(), Me: t.NodeRank(n.me), Team: t, Mem: tn.mem}
 	rd := n.reducerOf(k)
-	d := dist{Layout: k.sl, P: t.Size(), count: k.count}
-	if g.P < 2 || !rd.commutative() && !t.NodeMajor() || rd.splits(g, d, n.opts.SplitsReduceAll(g.P, k.es)) {
+	d := alg.Dist{Layout: k.sl, P: t.Size(), Count: k.count}
+	if g.P < 2 || !rd.Commutative() && !t.NodeMajor() || rd.Splits(g, d, n.opts.SplitsReduceAll(g.P, k.es)) {
 		return false
 	}
-	sh := rd.shapeFor(g, d)
-	runs := d.runs(tn.mem[0])
-	if !sh.dense || sh.rows != 1 || len(runs) != 1 || runs[0].n != 1 {
+	sh := rd.ShapeFor(g, d)
+	runs := d.Runs(tn.mem[0])
+	if !sh.Dense || sh.Rows != 1 || len(runs) != 1 || runs[0].N != 1 {
 		return false
 	}
-	fit.local, fit.rd, fit.sig = runs[0].local, rd, sigOf(k).hash()
+	fit.local, fit.rd, fit.sig = runs[0].Local, rd, sigOf(k).hash()
 	P2 := 1
 	for P2*2 <= g.P {
 		P2 *= 2
 		fit.steps++
 	}
-	fit.me, fit.rem = g.me, g.P-P2
+	fit.me, fit.rem = g.Me, g.P-P2
 	switch {
 	case fit.me >= 2*fit.rem:
 		fit.nr, fit.first = fit.me-fit.rem, 0
@@ -267,7 +268,7 @@ func (o *doublingOp) end() error {
 		o.finished = true
 		return nil
 	case stagePre: // me-1's element on the left
-		o.fit.rd.call(o.payload(1), in, o.payload(0), o.fit.rd.es)
+		o.fit.rd.Call(o.payload(1), in, o.payload(0), o.fit.rd.ElemSize)
 		o.cur = 1
 		o.stage = 0
 		return nil
@@ -278,9 +279,9 @@ func (o *doublingOp) end() error {
 		out = o.payload(next)
 	}
 	if o.fit.nr^1<<o.stage < o.fit.nr {
-		o.fit.rd.call(out, in, o.payload(o.cur), o.fit.rd.es)
+		o.fit.rd.Call(out, in, o.payload(o.cur), o.fit.rd.ElemSize)
 	} else {
-		o.fit.rd.call(out, o.payload(o.cur), in, o.fit.rd.es)
+		o.fit.rd.Call(out, o.payload(o.cur), in, o.fit.rd.ElemSize)
 	}
 	o.cur = next
 	o.stage++
@@ -295,7 +296,7 @@ func (o *doublingOp) payload(i int) []byte { return o.w[i][hdrSize:] }
 
 // send sends buffer i's header and element to the stage's peer.
 func (o *doublingOp) send(i, sub int) error {
-	putHdr(o.w[i], o.tagBase, o.fit.sig, o.fit.rd.es)
+	putHdr(o.w[i], o.tagBase, o.fit.sig, o.fit.rd.ElemSize)
 	done, err := o.n.cd.Isend(o.peer, wireTag(o.tagBase, sub), o.w[i], engine.Token(o.slot, o.gen<<2|tokSend))
 	o.sendOut = err == nil && !done
 	return err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/images"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -40,7 +41,7 @@ var (
 	ErrElemSize       = errors.New("gocoll: element size must be > 0 and fit the function")
 	ErrElemCount      = errors.New("gocoll: element count must be > 0")
 	ErrBufferLength   = errors.New("gocoll: buffer length is not a multiple of the element size")
-	ErrLayout         = errors.New("gocoll: layout outside what the spec allows")
+	ErrLayout         = alg.ErrLayout // (package alg checks layouts)
 	ErrStallTimeout   = errors.New("gocoll: bad stall timeout")
 	ErrOp             = errors.New("gocoll: unknown operation")
 	ErrOpType         = errors.New("gocoll: the operation does not take the element type")

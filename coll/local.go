@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -139,7 +140,7 @@ func (r *recLines) inline(k *planKey) bool { return inlineKey(k, len(r.tn.mem)) 
 // inlineKey reports whether members of a team of m on the node calling k
 // bring their elements in their lines.
 func inlineKey(k *planKey, m int) bool {
-	return k.kind == kReduceAll && k.sl == Cyclic && k.count == m && k.es <= inlineBytes &&
+	return k.kind == kReduceAll && k.sl == alg.Cyclic && k.count == m && k.es <= inlineBytes &&
 		k.f.In() != gsync.InAllSync
 }
 
@@ -362,12 +363,12 @@ func (r *localRec) stageRoot(a *callArgs, ln *memberLine) bool {
 		}
 		stage = r.stage[:size]
 	}
-	copyData(stage, src)
+	alg.CopyData(stage, src)
 	own := src[:n]
 	if k.kind == kScatter {
 		own = src[k.root*n : (k.root+1)*n]
 	}
-	copyData(dst, own) // alias-safe; identical blocks stay as they are
+	alg.CopyData(dst, own) // alias-safe; identical blocks stay as they are
 	ln.src, ln.dst = stage, nil
 	return true
 }
@@ -467,8 +468,8 @@ func (r *recLines) blocksFrom(c *call, src []byte) {
 		if k.kind == kScatter {
 			from = src[r.tn.mem[m]*n : (r.tn.mem[m]+1)*n]
 		}
-		if !identical(d[:n], from) {
-			copyData(d[:n], from)
+		if !alg.Identical(d[:n], from) {
+			alg.CopyData(d[:n], from)
 		}
 	}
 }

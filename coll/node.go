@@ -29,12 +29,6 @@ import (
 const (
 	subBits = 8
 	seqBits = 17 // engine.MaxLive < 2^17: live operations of a team never share a tag
-	// sub-tags: data messages use 0..subEntry-1; the barriers their own
-	// ranges, so that they never match data.
-	subReblock = subEntry - 1 // the redistribution of prefix results
-	subEntry   = 160          // + round, entry barrier
-	subExit    = 192          // + round, exit barrier
-	subBar     = 224          // + round, the Barrier collective
 )
 
 // DefaultInitTimeout bounds how long Init waits for the other images of

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/images"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -67,7 +68,7 @@ type planKey struct {
 	bh       uint64
 	// the computational collectives
 	es, count, fn, arg int
-	sl, dl             Layout
+	sl, dl             alg.Layout
 }
 
 // equal reports whether k and o are the same key: what == says, field by
@@ -191,7 +192,7 @@ func (c *planCache) keep(o *schedOp) {
 			o.cached, o.held = true, size
 			if w.CompareAndSwap(old, o) {
 				if old != nil { // claimed above, so nothing runs it
-					old.sc.release()
+					old.sc.Release()
 				}
 				return
 			}
@@ -207,7 +208,7 @@ func (c *planCache) keep(o *schedOp) {
 // heldBytes is what o keeps from the GC and the pools while cached: its
 // internal buffers and its client buffers.
 func (o *schedOp) heldBytes() int {
-	n := o.sc.bytes()
+	n := o.sc.Bytes()
 	if o.bufs == nil {
 		return n + o.key.dst.n + o.key.src.n
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -20,7 +21,7 @@ func TestPlanCache(t *testing.T) {
 		return planKey{kind: kBroadcast, f: gsync.InMySync | gsync.OutMySync | gsync.Local, root: root, n: 8, dst: idOf(buf[:8]), src: idOf(buf[8:])}
 	}
 	newOp := func(k planKey) *schedOp {
-		return newSchedOp(n, tn, &call{key: k, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}, []round{{sends: []xfer{{peer: 1, buf: buf[:8], client: true}}}}, &scratch{})
+		return newSchedOp(n, tn, &call{key: k, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}, []alg.Round{{Sends: []alg.Xfer{{Peer: 1, Buf: buf[:8], Client: true}}}}, &alg.Scratch{})
 	}
 	k0 := key(0)
 	if c.take(&call{key: k0, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}) != nil {
@@ -66,7 +67,7 @@ func TestPlanBudget(t *testing.T) {
 	tn := &teamNode{n: n}
 	buf := make([]byte, 16)
 	newOp := func(k planKey) *schedOp {
-		return newSchedOp(n, tn, &call{key: k, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}, []round{{sends: []xfer{{peer: 1, buf: buf[:8], client: true}}}}, &scratch{})
+		return newSchedOp(n, tn, &call{key: k, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}, []alg.Round{{Sends: []alg.Xfer{{Peer: 1, Buf: buf[:8], Client: true}}}}, &alg.Scratch{})
 	}
 	big := make([]byte, planBudget/2)
 	kb := planKey{kind: kBroadcast, n: len(big), dst: idOf(big)}
@@ -107,7 +108,7 @@ func TestPlanKeyEqual(t *testing.T) {
 	buf := make([]byte, 16)
 	base := planKey{kind: kReduceAll, f: gsync.InMySync | gsync.OutMySync | gsync.Local, root: 1, n: 2,
 		dst: idOf(buf[:8]), src: idOf(buf[8:]), bh: 3, es: 8, count: 4, fn: 5, arg: 6,
-		sl: Layout{BlockSize: 1, Offset: 2}, dl: Layout{BlockSize: 3, Offset: 4}}
+		sl: alg.Layout{BlockSize: 1, Offset: 2}, dl: alg.Layout{BlockSize: 3, Offset: 4}}
 	if k := base; !k.equal(&base) {
 		t.Fatal("a key differs from its copy")
 	}
@@ -164,7 +165,7 @@ func TestAggregateBudget(t *testing.T) {
 	n := &node{}
 	buf := make([]byte, 16)
 	o := newSchedOp(n, &teamNode{n: n}, &call{key: planKey{kind: kBroadcast, n: 8, dst: idOf(buf[:8]), src: idOf(buf[8:])}, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}},
-		[]round{{sends: []xfer{{peer: 1, buf: buf[:8], client: true}}}}, &scratch{})
+		[]alg.Round{{Sends: []alg.Xfer{{Peer: 1, Buf: buf[:8], Client: true}}}}, &alg.Scratch{})
 	pc.keep(o)
 	if o.cached {
 		t.Fatal("a schedule was cached past the budget the aggregates hold")

@@ -3,6 +3,7 @@ package coll
 import (
 	"unsafe"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/images"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -41,7 +42,7 @@ type passedCall struct {
 // passed call and reports true when the call (compArgs' arguments, a
 // single-address form) repeats it; a.repeat then tells the caller to skip
 // its buffer checks.
-func (im *Image) again(a *callArgs, k kind, t *images.Team, root int, sl, dl Layout, es, count, fn, arg int, f gsync.Flags, nb bool, dst, src []byte) bool {
+func (im *Image) again(a *callArgs, k kind, t *images.Team, root int, sl, dl alg.Layout, es, count, fn, arg int, f gsync.Flags, nb bool, dst, src []byte) bool {
 	if im.check() != nil {
 		return false // the checks report it
 	}

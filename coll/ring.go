@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -261,8 +262,8 @@ func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
 				tn.team.Image(tn.mem[mine]), k.kind)
 		}
 		ln.at.Store(want)
-		if dst, src := a.dst[mine][:k.n], a.src[mine][:k.n]; !identical(dst, src) {
-			copyData(dst, src)
+		if dst, src := a.dst[mine][:k.n], a.src[mine][:k.n]; !alg.Identical(dst, src) {
+			alg.CopyData(dst, src)
 		}
 		it.ahead++ // it returns before the others came, as a staged root
 		it.ringed++

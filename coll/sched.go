@@ -4,54 +4,14 @@ import (
 	"encoding/binary"
 	"sync/atomic"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
-// A schedule is one node's part of a collective: rounds of transfers and
-// local copies. The executor below runs every collective and is the one
-// place where the output sync modes are enforced; input sync modes are
-// enforced by the entry barrier rounds that withSync prepends (see sync.go).
-
-// xfer is one message to or from a peer node.
-type xfer struct {
-	peer int    // node
-	sub  int    // tag suffix, the same on both sides of the message
-	buf  []byte // client memory when client is set, else an internal buffer
-	// client marks transfers that read or write the caller's data areas:
-	// they decide OUT_MYSYNC, and client receives decide OUT_NOSYNC.
-	client bool
-}
-
-// copyOp is local work done when its round starts: a copy of src to dst
-// (alias-safe, which covers the spec's identical-block exceptions), or, when
-// fn is set, a computation such as a reduction step.
-type copyOp struct {
-	dst, src []byte
-	client   bool // touches the caller's data areas
-	toClient bool // writes the caller's data areas
-	fn       func()
-	// late copies feed no send of their round, so they run after its sends
-	// have started: a large local copy then overlaps the transfers.
-	late bool
-}
-
-// compute is local work that is not a copy.
-func compute(client, toClient bool, fn func()) copyOp {
-	return copyOp{client: client, toClient: toClient, fn: fn}
-}
-
-// round is a step of a schedule. Every receive of every round is posted at
-// initiation, right after round 0 has started (receives move no data by
-// themselves, and posting early keeps MPI's matching in initiation order);
-// a round's copies and sends start once every receive of the earlier rounds
-// has completed, and, with afterSends, every earlier send too.
-type round struct {
-	copies     []copyOp
-	sends      []xfer
-	recvs      []xfer
-	afterSends bool
-}
+// The executor: it runs every collective's schedule (alg.Round) and is the
+// one place where the output sync modes are enforced; input sync modes are
+// enforced by the entry barrier rounds that alg.WithSync prepends.
 
 // item is the bookkeeping of one transfer.
 type item struct {
@@ -77,9 +37,9 @@ type schedOp struct {
 	key    planKey
 	bufs   []bufID     // every member's buffers, when the node has several (see plans.go)
 	out    gsync.Flags // output sync mode
-	rounds []round
-	sc     *scratch  // internal buffers: back to their pools once finished, unless cached
-	seg    *segState // the one-sided path (segment.go), or nil
+	rounds []alg.Round
+	sc     *alg.Scratch // internal buffers: back to their pools once finished, unless cached
+	seg    *segState    // the one-sided path (segment.go), or nil
 
 	// state of one run, set by reset
 	slot    uint32
@@ -119,7 +79,7 @@ type schedOp struct {
 	stateBuf [3]roundState
 }
 
-func newSchedOp(n *node, tn *teamNode, c *call, rounds []round, sc *scratch) *schedOp {
+func newSchedOp(n *node, tn *teamNode, c *call, rounds []alg.Round, sc *alg.Scratch) *schedOp {
 	o := &schedOp{n: n, tn: tn, cd: n.cd, key: c.key, out: c.key.f.Out(), rounds: rounds, sc: sc}
 	if len(c.dst) > 1 {
 		o.bufs = bufIDs(c)
@@ -144,22 +104,22 @@ func (o *schedOp) reset() {
 	}
 	o.state = o.state[:len(o.rounds)]
 	for r := range o.rounds {
-		for _, x := range o.rounds[r].recvs {
-			o.items = append(o.items, item{round: r, client: x.client})
-			o.count(x.client, true, 1)
+		for _, x := range o.rounds[r].Recvs {
+			o.items = append(o.items, item{round: r, client: x.Client})
+			o.count(x.Client, true, 1)
 		}
-		o.state[r] = roundState{recvLeft: len(o.rounds[r].recvs)}
-		for _, c := range o.rounds[r].copies {
-			o.count(c.client, c.toClient, 1)
+		o.state[r] = roundState{recvLeft: len(o.rounds[r].Recvs)}
+		for _, c := range o.rounds[r].Copies {
+			o.count(c.Client, c.ToClient, 1)
 		}
 	}
 	for r := range o.rounds {
 		o.state[r].sendAt = len(o.items)
-		for _, x := range o.rounds[r].sends {
-			o.items = append(o.items, item{round: r, send: true, client: x.client})
-			o.count(x.client, false, 1)
+		for _, x := range o.rounds[r].Sends {
+			o.items = append(o.items, item{round: r, send: true, client: x.Client})
+			o.count(x.Client, false, 1)
 		}
-		o.state[r].sendLeft = len(o.rounds[r].sends)
+		o.state[r].sendLeft = len(o.rounds[r].Sends)
 	}
 	if o.seg != nil {
 		o.resetSeg()
@@ -263,7 +223,7 @@ func (o *schedOp) complete(idx uint32) {
 func (o *schedOp) releaseIfFinished() {
 	o.countFinished(false)
 	if o.sc != nil && !o.cached && o.Finished() {
-		o.sc.release()
+		o.sc.Release()
 		o.sc = nil
 	}
 }
@@ -292,8 +252,8 @@ func (o *schedOp) Step() error {
 		}
 		i := uint32(0)
 		for r := range o.rounds {
-			o.left += len(o.rounds[r].recvs)
-			for _, x := range o.rounds[r].recvs {
+			o.left += len(o.rounds[r].Recvs)
+			for _, x := range o.rounds[r].Recvs {
 				if o.items[i].seg != 0 { // the one-sided path's (segment.go)
 					i++
 					continue
@@ -341,8 +301,8 @@ func (o *schedOp) startRound() error {
 	o.copies(r, false)
 	// Counted before any starts: a send completing at once must not make
 	// the operation look finished while its round has more to send.
-	o.left += len(o.rounds[r].sends)
-	for k, x := range o.rounds[r].sends {
+	o.left += len(o.rounds[r].Sends)
+	for k, x := range o.rounds[r].Sends {
 		idx := uint32(o.state[r].sendAt + k)
 		if o.items[idx].seg != 0 {
 			if err := o.startSeg(idx); err != nil {
@@ -364,24 +324,24 @@ func (o *schedOp) startRound() error {
 
 // copies does round r's copies that are late, or not.
 func (o *schedOp) copies(r int, late bool) {
-	for _, c := range o.rounds[r].copies {
-		if c.late != late {
+	for _, c := range o.rounds[r].Copies {
+		if c.Late != late {
 			continue
 		}
 		switch {
-		case c.fn != nil:
-			c.fn()
-		case len(c.dst) > 0 && &c.dst[0] != &c.src[0]: // identical blocks need no copy
-			copyData(c.dst, c.src)
+		case c.Fn != nil:
+			c.Fn()
+		case len(c.Dst) > 0 && &c.Dst[0] != &c.Src[0]: // identical blocks need no copy
+			alg.CopyData(c.Dst, c.Src)
 		}
-		o.count(c.client, c.toClient, -1)
+		o.count(c.Client, c.ToClient, -1)
 	}
 }
 
 // ready reports whether round r may start.
 func (o *schedOp) ready(r int) bool {
 	for q := 0; q < r; q++ {
-		if o.state[q].recvLeft > 0 || (o.rounds[r].afterSends && o.state[q].sendLeft > 0) {
+		if o.state[q].recvLeft > 0 || (o.rounds[r].AfterSends && o.state[q].sendLeft > 0) {
 			return false
 		}
 	}
@@ -420,15 +380,4 @@ func (o *schedOp) Syncable() bool {
 		return o.clientLeft == 0
 	}
 	return o.Finished()
-}
-
-// cp is a copy between buffers of which one or both are the caller's.
-func cp(dst, src []byte, toClient bool) copyOp {
-	return copyOp{dst: dst, src: src, client: true, toClient: toClient}
-}
-
-// cpOwn is a node's own block copied into its destination, which no send
-// of the round reads (a late copy).
-func cpOwn(dst, src []byte) copyOp {
-	return copyOp{dst: dst, src: src, client: true, toClient: true, late: true}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -134,9 +135,9 @@ func (o *schedOp) resetSeg() {
 	s := o.seg
 	s.xs = s.xs[:0]
 	i := uint32(0)
-	o.eachXfer(func(x xfer, send bool) {
-		if x.sub < segSubs && len(x.buf) >= o.n.opts.OneSidedMin {
-			s.xs = append(s.xs, segXfer{item: i, peer: x.peer, tag: x.sub, buf: x.buf, send: send})
+	o.eachXfer(func(x alg.Xfer, send bool) {
+		if x.Sub < segSubs && len(x.Buf) >= o.n.opts.OneSidedMin {
+			s.xs = append(s.xs, segXfer{item: i, peer: x.Peer, tag: x.Sub, buf: x.Buf, send: send})
 			o.items[i].seg = int32(len(s.xs))
 			o.left++ // the control message
 		}

@@ -99,17 +99,17 @@ func (tn *teamNode) imagesOn(nodes []int) []int {
 func (o *schedOp) peersInFlight(nodes []int) []int {
 	i := 0
 	for r := range o.rounds {
-		for _, x := range o.rounds[r].recvs {
+		for _, x := range o.rounds[r].Recvs {
 			if o.posted && i < len(o.items) && !o.items[i].done {
-				nodes = append(nodes, x.peer)
+				nodes = append(nodes, x.Peer)
 			}
 			i++
 		}
 	}
 	for r := 0; r < o.next && r < len(o.rounds); r++ {
-		for k, x := range o.rounds[r].sends {
+		for k, x := range o.rounds[r].Sends {
 			if idx := o.state[r].sendAt + k; idx < len(o.items) && !o.items[idx].done {
-				nodes = append(nodes, x.peer)
+				nodes = append(nodes, x.Peer)
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package coll
 import (
 	"encoding/binary"
 	"fmt"
+
+	"github.com/gocoll/gocoll/coll/internal/alg"
 )
 
 // Message headers (the default-mode check of check.go). Every non-empty
@@ -62,13 +64,13 @@ func (o *schedOp) setupWire() {
 		send      bool
 	}
 	seen := map[pk]int{}
-	o.eachXfer(func(x xfer, send bool) { seen[pk{x.peer, x.sub, send}]++ })
+	o.eachXfer(func(x alg.Xfer, send bool) { seen[pk{x.Peer, x.Sub, send}]++ })
 	o.wire = make([]wireX, 0, len(o.items))
-	o.eachXfer(func(x xfer, send bool) {
-		wx := wireX{peer: x.peer, sub: x.sub, buf: x.buf}
-		switch n := len(x.buf); {
+	o.eachXfer(func(x alg.Xfer, send bool) {
+		wx := wireX{peer: x.Peer, sub: x.Sub, buf: x.Buf}
+		switch n := len(x.Buf); {
 		case n == 0:
-		case n <= inlineMax || seen[pk{x.peer, x.sub, send}] > 1:
+		case n <= inlineMax || seen[pk{x.Peer, x.Sub, send}] > 1:
 			wx.inline, wx.w = true, make([]byte, hdrSize+n)
 		default:
 			wx.w = make([]byte, hdrSize)
@@ -88,14 +90,14 @@ func (o *schedOp) wireBytes() int {
 
 // eachXfer calls f on the schedule's transfers in the order of its items:
 // the receives of every round, then the sends of every round.
-func (o *schedOp) eachXfer(f func(x xfer, send bool)) {
+func (o *schedOp) eachXfer(f func(x alg.Xfer, send bool)) {
 	for r := range o.rounds {
-		for _, x := range o.rounds[r].recvs {
+		for _, x := range o.rounds[r].Recvs {
 			f(x, false)
 		}
 	}
 	for r := range o.rounds {
-		for _, x := range o.rounds[r].sends {
+		for _, x := range o.rounds[r].Sends {
 			f(x, true)
 		}
 	}
@@ -153,20 +155,20 @@ func (n *node) hdrErr(h []byte, nb, peer int, k *planKey, tagBase int, sig uint3
 }
 
 // isend starts send item idx (x) with its header.
-func (o *schedOp) isend(idx uint32, x xfer) (bool, error) {
-	base, sub := o.wireBase(x.sub)
+func (o *schedOp) isend(idx uint32, x alg.Xfer) (bool, error) {
+	base, sub := o.wireBase(x.Sub)
 	tag := wireTag(base, sub)
 	wx := &o.wire[idx]
 	switch {
 	case wx.w == nil:
 	case wx.inline:
-		o.putHdr(wx.w, base, len(x.buf))
-		copy(wx.w[hdrSize:], x.buf)
-		return o.cd.Isend(x.peer, tag, wx.w, o.token(idx))
+		o.putHdr(wx.w, base, len(x.Buf))
+		copy(wx.w[hdrSize:], x.Buf)
+		return o.cd.Isend(x.Peer, tag, wx.w, o.token(idx))
 	default:
-		o.putHdr(wx.w, base, len(x.buf))
+		o.putHdr(wx.w, base, len(x.Buf))
 		o.left++ // until the header's send completes
-		done, err := o.cd.Isend(x.peer, tag, wx.w, o.token(hdrIdx|idx))
+		done, err := o.cd.Isend(x.Peer, tag, wx.w, o.token(hdrIdx|idx))
 		if err != nil {
 			return false, err
 		}
@@ -174,20 +176,20 @@ func (o *schedOp) isend(idx uint32, x xfer) (bool, error) {
 			o.left--
 		}
 	}
-	return o.cd.Isend(x.peer, tag, x.buf, o.token(idx))
+	return o.cd.Isend(x.Peer, tag, x.Buf, o.token(idx))
 }
 
 // irecv posts receive item idx (x): the payload's own, or its header's.
-func (o *schedOp) irecv(idx uint32, x xfer) (bool, error) {
-	tag := wireTag(o.wireBase(x.sub))
+func (o *schedOp) irecv(idx uint32, x alg.Xfer) (bool, error) {
+	tag := wireTag(o.wireBase(x.Sub))
 	wx := &o.wire[idx]
 	switch {
 	case wx.w == nil:
-		return o.cd.Irecv(x.peer, tag, x.buf, o.token(idx))
+		return o.cd.Irecv(x.Peer, tag, x.Buf, o.token(idx))
 	case wx.inline:
-		return o.cd.Irecv(x.peer, tag, wx.w, o.token(idx))
+		return o.cd.Irecv(x.Peer, tag, wx.w, o.token(idx))
 	}
-	done, err := o.cd.Irecv(x.peer, tag, wx.w, o.token(hdrIdx|idx))
+	done, err := o.cd.Irecv(x.Peer, tag, wx.w, o.token(hdrIdx|idx))
 	if err != nil || !done {
 		return false, err
 	}

@@ -1,4 +1,4 @@
-package coll
+package alg
 
 import (
 	"math/bits"
@@ -15,10 +15,10 @@ const pooledFrom = 4 << 10 // smallest pooled buffer
 
 var pools [48]stdsync.Pool // by size class: power of two
 
-// scratch hands out the internal buffers of one operation.
-type scratch struct{ held []*[]byte }
+// Scratch hands out the internal buffers of one operation.
+type Scratch struct{ held []*[]byte }
 
-func (s *scratch) get(n int) []byte {
+func (s *Scratch) get(n int) []byte {
 	if s == nil || n < pooledFrom {
 		return make([]byte, n)
 	}
@@ -32,8 +32,8 @@ func (s *scratch) get(n int) []byte {
 	return b
 }
 
-// bytes is the size of the pooled buffers held.
-func (s *scratch) bytes() int {
+// Bytes is the size of the pooled buffers held.
+func (s *Scratch) Bytes() int {
 	if s == nil {
 		return 0
 	}
@@ -44,8 +44,8 @@ func (s *scratch) bytes() int {
 	return n
 }
 
-// release returns the buffers; nothing may use them afterwards.
-func (s *scratch) release() {
+// Release returns the buffers; nothing may use them afterwards.
+func (s *Scratch) Release() {
 	if s == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package coll
+package alg
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// copyData is copy: for every size around its pieces and its limits, into
+// CopyData is copy: for every size around its pieces and its limits, into
 // another buffer and within one buffer (overlapping either way, and
 // identical), it leaves what copy leaves and returns what copy returns.
 func TestCopyData(t *testing.T) {
@@ -17,7 +17,7 @@ func TestCopyData(t *testing.T) {
 		}
 		for _, short := range []int{0, 3} { // dst shorter than src
 			dst := make([]byte, max(0, n-short))
-			if got := copyData(dst, src); got != len(dst) || !bytes.Equal(dst, src[:len(dst)]) {
+			if got := CopyData(dst, src); got != len(dst) || !bytes.Equal(dst, src[:len(dst)]) {
 				t.Fatalf("%d bytes into %d: returned %d, contents differ: %v", n, len(dst), got, !bytes.Equal(dst, src[:len(dst)]))
 			}
 		}
@@ -30,7 +30,7 @@ func TestCopyData(t *testing.T) {
 			copy(want[pad:], src)
 			got := bytes.Clone(want)
 			copy(want[pad+shift:pad+shift+n], want[pad:pad+n])
-			copyData(got[pad+shift:pad+shift+n], got[pad:pad+n])
+			CopyData(got[pad+shift:pad+shift+n], got[pad:pad+n])
 			if !bytes.Equal(got, want) {
 				t.Fatalf("%d bytes shifted by %d within one buffer: not what copy leaves", n, shift)
 			}
@@ -38,7 +38,7 @@ func TestCopyData(t *testing.T) {
 	}
 }
 
-// BenchmarkCopyData: copyData against copy at sizes around Go's
+// BenchmarkCopyData: CopyData against copy at sizes around Go's
 // non-temporal threshold, into a buffer that is read again at once (as a
 // collective's destination is).
 //
@@ -52,7 +52,7 @@ func BenchmarkCopyData(b *testing.B) {
 		for _, f := range []struct {
 			name string
 			cp   func(d, s []byte) int
-		}{{"copy", func(d, s []byte) int { return copy(d, s) }}, {"copyData", copyData}} {
+		}{{"copy", func(d, s []byte) int { return copy(d, s) }}, {"copyData", CopyData}} {
 			b.Run(fmt.Sprintf("%s/%d", f.name, n), func(b *testing.B) {
 				b.SetBytes(int64(n))
 				for b.Loop() {

@@ -1,49 +1,43 @@
-package coll
+package alg
 
 import (
 	"github.com/gocoll/gocoll/internal/engine"
 	"github.com/gocoll/gocoll/reducefn"
 )
 
-// reducer calls one registered function in the spec's shape.
-type reducer struct {
-	fn     reducefn.Func
-	flags  reducefn.Flags
-	arg    int
-	es     int  // element size
-	scalar int  // the entry's Scalar: > 0 when elements may be split
-	own    bool // a ready-made entry (reducefn.Entry.Own): no user code
+// Reducer calls one registered function in the spec's shape.
+type Reducer struct {
+	Fn       reducefn.Func
+	Flags    reducefn.Flags
+	Arg      int
+	ElemSize int  // element size
+	Scalar   int  // the entry's Scalar: > 0 when elements may be split
+	Own      bool // a ready-made entry (reducefn.Entry.Own): no user code
 }
 
-// reducerOf is the reducer of a computational collective's key: its
-// function's table entry, argument and element size.
-func (n *node) reducerOf(k *planKey) reducer {
-	e, own := n.entry(k.fn)
-	return reducer{fn: e.Fn, flags: e.Flags, arg: k.arg, es: k.es, scalar: e.Scalar, own: own}
-}
+// Commutative reports whether the function may combine in any order.
+func (rd Reducer) Commutative() bool { return rd.Flags&reducefn.NonComm == 0 }
 
-func (rd reducer) commutative() bool { return rd.flags&reducefn.NonComm == 0 }
-
-// call runs the registered function on elements of es bytes, as user code
+// Call runs the registered function on elements of es bytes, as user code
 // (engine.CallUser): a call into gocoll from it fails the collective with
 // ErrReentrant, and its panic reaches the application (internal/engine, user.go).
 // A ready-made entry of package reducefn is not user code and runs bare.
-func (rd reducer) call(results, left, right []byte, es int) {
-	if rd.own { // gocoll's own operator: not user code
-		rd.fn(results, left, right, es, rd.flags, rd.arg)
+func (rd Reducer) Call(results, left, right []byte, es int) {
+	if rd.Own { // gocoll's own operator: not user code
+		rd.Fn(results, left, right, es, rd.Flags, rd.Arg)
 		return
 	}
-	engine.CallUser(func() { rd.fn(results, left, right, es, rd.flags, rd.arg) })
+	engine.CallUser(func() { rd.Fn(results, left, right, es, rd.Flags, rd.Arg) })
 }
 
 // fold sets res to the left-to-right fold of the one or more elements in xs.
-func (rd reducer) fold(res, xs []byte) {
-	k := len(xs) - rd.es
+func (rd Reducer) fold(res, xs []byte) {
+	k := len(xs) - rd.ElemSize
 	if k == 0 {
 		copy(res, xs)
 		return
 	}
-	rd.call(res, xs[:k], xs[k:], rd.es)
+	rd.Call(res, xs[:k], xs[k:], rd.ElemSize)
 }
 
 // partials holds one optional element per row: rows*es bytes of elements,
@@ -59,20 +53,20 @@ type partials struct {
 
 // shape is the format of a reduction's partials, the same on every node.
 type shape struct {
-	rows, es int
-	dense    bool
+	Rows, es int
+	Dense    bool
 }
 
-func (sh shape) new(g geom) partials {
-	n := sh.rows * sh.es
-	if !sh.dense {
-		n += sh.rows
+func (sh shape) new(g Geom) partials {
+	n := sh.Rows * sh.es
+	if !sh.Dense {
+		n += sh.Rows
 	}
-	return partials{buf: g.buf(n), rows: sh.rows, es: sh.es, dense: sh.dense}
+	return partials{buf: g.Buf(n), rows: sh.Rows, es: sh.es, dense: sh.Dense}
 }
 
 // empty is a partial with no row present.
-func (sh shape) empty(g geom) partials {
+func (sh shape) empty(g Geom) partials {
 	v := sh.new(g)
 	clear(v.buf)
 	return v
@@ -96,11 +90,11 @@ func (v partials) mark(r int, on bool) {
 
 // combineInto sets out[r] = a[r] op b[r] for each row, a lying to the left;
 // a missing operand leaves the other. out may alias neither a nor b.
-func (rd reducer) combineInto(out, a, b partials) {
+func (rd Reducer) combineInto(out, a, b partials) {
 	for r := 0; r < out.rows; r++ {
 		switch ha, hb := a.has(r), b.has(r); {
 		case ha && hb:
-			rd.call(out.elem(r), a.elem(r), b.elem(r), rd.es)
+			rd.Call(out.elem(r), a.elem(r), b.elem(r), rd.ElemSize)
 		case ha:
 			copy(out.elem(r), a.elem(r))
 		case hb:
@@ -117,7 +111,7 @@ func (rd reducer) combineInto(out, a, b partials) {
 // order; where their runs share a row they are consecutive in the array
 // (non-commutative operators need a node-major team, see build). tmp holds
 // three elements.
-func (rd reducer) local(v partials, segs [][][]byte, tmp []byte) {
+func (rd Reducer) local(v partials, segs [][][]byte, tmp []byte) {
 	for r := 0; r < v.rows; r++ {
 		if len(segs[r]) == 0 {
 			v.mark(r, false)
@@ -133,8 +127,8 @@ func (rd reducer) local(v partials, segs [][][]byte, tmp []byte) {
 // callback's shape allows: a one-element range is an operand as it lies,
 // a longer one is folded once, and each combination writes a new buffer,
 // the last one out. tmp holds three elements.
-func (rd reducer) foldSegs(out []byte, segs [][]byte, tmp []byte) {
-	es := rd.es
+func (rd Reducer) foldSegs(out []byte, segs [][]byte, tmp []byte) {
+	es := rd.ElemSize
 	if len(segs) == 1 {
 		rd.fold(out, segs[0])
 		return
@@ -154,7 +148,7 @@ func (rd reducer) foldSegs(out []byte, segs [][]byte, tmp []byte) {
 		if (n-1-i)%2 == 0 {
 			target = out
 		}
-		rd.call(target, acc, value(segs[i], right), es)
+		rd.Call(target, acc, value(segs[i], right), es)
 		acc = target
 	}
 }
@@ -177,11 +171,11 @@ func segmentsInto(segs [][][]byte, runs [][]elemRun, src [][]byte, es int) [][][
 		}
 		if rows == 1 { // a member's elements are one contiguous local range
 			first, last := rs[0], rs[len(rs)-1]
-			segs[0] = append(segs[0], src[k][first.local*es:(last.local+last.n)*es])
+			segs[0] = append(segs[0], src[k][first.Local*es:(last.Local+last.N)*es])
 			continue
 		}
 		for _, run := range rs {
-			segs[run.row] = append(segs[run.row], src[k][run.local*es:(run.local+run.n)*es])
+			segs[run.row] = append(segs[run.row], src[k][run.Local*es:(run.Local+run.N)*es])
 		}
 	}
 	return segs
@@ -189,7 +183,7 @@ func segmentsInto(segs [][][]byte, runs [][]elemRun, src [][]byte, es int) [][][
 
 // total sets res to the fold of v's present rows in row order; it reports
 // false when no row is present.
-func (rd reducer) total(res []byte, v partials) bool {
+func (rd Reducer) total(res []byte, v partials) bool {
 	var present []byte
 	n := 0
 	for r := 0; r < v.rows; r++ {
@@ -214,35 +208,35 @@ func (rd reducer) total(res []byte, v partials) bool {
 	return true
 }
 
-// shapeFor is the format of the partials: a commutative operator folds all
+// ShapeFor is the format of the partials: a commutative operator folds all
 // of a node's elements into one partial; a non-commutative one keeps a
 // partial per row, since a node's rows are not consecutive in the array.
-func (rd reducer) shapeFor(g geom, d dist) shape {
-	sh := shape{rows: 1, es: rd.es}
-	if !rd.commutative() {
-		sh.rows = d.rows()
+func (rd Reducer) ShapeFor(g Geom, d Dist) shape {
+	sh := shape{Rows: 1, es: rd.ElemSize}
+	if !rd.Commutative() {
+		sh.Rows = d.rows()
 	}
-	sh.dense = everyNodeHolds(g, d, sh.rows)
+	sh.Dense = everyNodeHolds(g, d, sh.Rows)
 	return sh
 }
 
 // memberRuns are the runs of each of this node's members.
-func memberRuns(g geom, d dist) [][]elemRun {
-	rs := make([][]elemRun, len(g.mem))
-	for k, r := range g.mem {
-		rs[k] = d.runs(r)
+func memberRuns(g Geom, d Dist) [][]elemRun {
+	rs := make([][]elemRun, len(g.Mem))
+	for k, r := range g.Mem {
+		rs[k] = d.Runs(r)
 	}
 	return rs
 }
 
 // everyNodeHolds reports whether every node holds an element in each of
 // the rows (any element, with rows == 1).
-func everyNodeHolds(g geom, d dist, rows int) bool {
+func everyNodeHolds(g Geom, d Dist, rows int) bool {
 	for q := range g.P {
 		present := make([]bool, rows)
 		n := 0
-		for _, r := range g.t.Members(q) {
-			for _, run := range d.runs(r) {
+		for _, r := range g.Team.Members(q) {
+			for _, run := range d.Runs(r) {
 				row := run.row
 				if rows == 1 {
 					row = 0
@@ -264,33 +258,33 @@ func everyNodeHolds(g geom, d dist, rows int) bool {
 // lies when it has just one (dense), else a buffer that compute fills: into
 // (then used reports it) when given, with one row and every node holding an
 // element, else an internal one.
-func (rd reducer) ownPartials(g geom, sh shape, d dist, src [][]byte, into []byte) (own partials, fill []copyOp, used bool) {
+func (rd Reducer) ownPartials(g Geom, sh shape, d Dist, src [][]byte, into []byte) (own partials, fill []CopyOp, used bool) {
 	runs := memberRuns(g, d)
-	if sh.dense && sh.rows == 1 && len(runs) == 1 && len(runs[0]) == 1 && runs[0][0].n == 1 {
+	if sh.Dense && sh.Rows == 1 && len(runs) == 1 && len(runs[0]) == 1 && runs[0][0].N == 1 {
 		run := runs[0][0]
-		return sh.over(src[0][run.local*rd.es : (run.local+1)*rd.es]), nil, false
+		return sh.over(src[0][run.Local*rd.ElemSize : (run.Local+1)*rd.ElemSize]), nil, false
 	}
-	used = into != nil && sh.dense && sh.rows == 1
+	used = into != nil && sh.Dense && sh.Rows == 1
 	own = sh.new(g)
 	if used {
-		own = sh.over(into[:rd.es])
+		own = sh.over(into[:rd.ElemSize])
 	}
-	segs, tmp := segments(sh.rows, runs, src, rd.es), g.buf(3*rd.es)
-	return own, []copyOp{compute(true, used, func() { rd.local(own, segs, tmp) })}, used
+	segs, tmp := segments(sh.Rows, runs, src, rd.ElemSize), g.Buf(3*rd.ElemSize)
+	return own, []CopyOp{compute(true, used, func() { rd.local(own, segs, tmp) })}, used
 }
 
-// reduceSched reduces to team rank dstImg, whose destination dst is on
+// ReduceSched reduces to team rank dstImg, whose destination dst is on
 // this node when dst is not nil: contributions travel up a tree of nodes
 // whose subtrees are consecutive node ranks, each node combining its own
 // partials with its children's in rank order. Commutative operators use
 // the tree rooted at dstImg's node; non-commutative ones the tree rooted at
 // node rank 0 (in a node-major team node rank order is image order), and
 // node rank 0 forwards the result.
-func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst []byte, src [][]byte) []round {
-	sh := rd.shapeFor(g, d)
+func ReduceSched(g Geom, t Tree, rd Reducer, d Dist, dstImg int, dst []byte, src [][]byte) []Round {
+	sh := rd.ShapeFor(g, d)
 	qDst := g.nodeRankOf(dstImg)
 	root := qDst
-	if !rd.commutative() {
+	if !rd.Commutative() {
 		root = 0
 	}
 	pos := t.locate(g.P, g.rel(root))
@@ -299,9 +293,9 @@ func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst []byte, src
 		into = dst
 	}
 	own, fill, inDst := rd.ownPartials(g, sh, d, src, into)
-	r0 := round{copies: fill}
+	r0 := Round{Copies: fill}
 	if inDst {
-		return []round{r0}
+		return []Round{r0}
 	}
 	// own may be the caller's source as it lies: reading it then touches
 	// the caller's data areas, which OUT_MYSYNC waits for.
@@ -310,83 +304,83 @@ func reduceSched(g geom, t Tree, rd reducer, d dist, dstImg int, dst []byte, src
 	// itself; a ready-made function (which may write its result over its
 	// right operand) gets the last child's partial in dst too and folds in
 	// place, reading two vectors instead of three.
-	direct := g.me == qDst && pos.parent < 0 && sh.dense && sh.rows == 1 && len(pos.children) > 0
+	direct := g.Me == qDst && pos.parent < 0 && sh.Dense && sh.Rows == 1 && len(pos.children) > 0
 	kids := make([]partials, len(pos.children))
 	for i, c := range pos.children {
 		kids[i] = sh.new(g)
-		into := direct && rd.own && i == len(kids)-1
+		into := direct && rd.Own && i == len(kids)-1
 		if into {
-			kids[i] = sh.over(dst[:rd.es])
+			kids[i] = sh.over(dst[:rd.ElemSize])
 		}
-		r0.recvs = append(r0.recvs, xfer{g.node(g.abs(root, c.lo)), 0, kids[i].buf, into})
+		r0.Recvs = append(r0.Recvs, Xfer{g.node(g.abs(root, c.lo)), 0, kids[i].buf, into})
 	}
 	// acc is own combined with each child in turn, each step in a new buffer.
 	acc := own
-	var r1 round
+	var r1 Round
 	for i := range kids {
 		last := direct && i == len(kids)-1
 		in, kid, out := acc, kids[i], sh.new(g)
 		if last {
-			out = sh.over(dst[:rd.es])
+			out = sh.over(dst[:rd.ElemSize])
 		}
-		r1.copies = append(r1.copies, compute(last || (i == 0 && ownClient), last, func() { rd.combineInto(out, in, kid) }))
+		r1.Copies = append(r1.Copies, compute(last || (i == 0 && ownClient), last, func() { rd.combineInto(out, in, kid) }))
 		acc = out
 	}
 	if direct {
-		return []round{r0, r1}
+		return []Round{r0, r1}
 	}
 	if pos.parent >= 0 {
-		r1.sends = append(r1.sends, xfer{g.node(g.abs(root, pos.parent)), 0, acc.buf, len(kids) == 0 && ownClient})
-		rs := []round{r0, r1}
-		if g.me == qDst { // non-commutative, not node rank 0: the result comes from node rank 0
-			rs = append(rs, round{recvs: []xfer{{g.node(0), 1, dst[:rd.es], true}}})
+		r1.Sends = append(r1.Sends, Xfer{g.node(g.abs(root, pos.parent)), 0, acc.buf, len(kids) == 0 && ownClient})
+		rs := []Round{r0, r1}
+		if g.Me == qDst { // non-commutative, not node rank 0: the result comes from node rank 0
+			rs = append(rs, Round{Recvs: []Xfer{{g.node(0), 1, dst[:rd.ElemSize], true}}})
 		}
 		return rs
 	}
 	// The tree's root holds every partial.
-	if g.me == qDst {
-		r1.copies = append(r1.copies, compute(true, true, func() { rd.total(dst[:rd.es], acc) }))
-		return []round{r0, r1}
+	if g.Me == qDst {
+		r1.Copies = append(r1.Copies, compute(true, true, func() { rd.total(dst[:rd.ElemSize], acc) }))
+		return []Round{r0, r1}
 	}
-	res := make([]byte, rd.es)
-	r1.copies = append(r1.copies, compute(len(kids) == 0 && ownClient, false, func() { rd.total(res, acc) }))
-	r1.sends = append(r1.sends, xfer{g.node(qDst), 1, res, false})
-	return []round{r0, r1}
+	res := make([]byte, rd.ElemSize)
+	r1.Copies = append(r1.Copies, compute(len(kids) == 0 && ownClient, false, func() { rd.total(res, acc) }))
+	r1.Sends = append(r1.Sends, Xfer{g.node(qDst), 1, res, false})
+	return []Round{r0, r1}
 }
 
-// reduceAllSched: every image gets the fold. Elements are exchanged whole
+// ReduceAllSched: every image gets the fold. Elements are exchanged whole
 // (recursive doubling), or, with split (choose.go: large elements) and
 // where they can be split, by a reduce-scatter and a gather_all. The
 // result lands in the first member's destination and is copied to the
 // others'.
-func reduceAllSched(g geom, rd reducer, d dist, dst, src [][]byte, split bool) []round {
-	var rs []round
-	if rd.splits(g, d, split) {
+func ReduceAllSched(g Geom, rd Reducer, d Dist, dst, src [][]byte, split bool) []Round {
+	var rs []Round
+	if rd.Splits(g, d, split) {
 		rs = reduceScatterGatherSched(g, rd, d, dst[0], src)
 	} else {
 		rs = recursiveDoublingSched(g, rd, d, dst[0], src)
 	}
-	return append(rs, spread(dst, rd.es)...)
+	return append(rs, spread(dst, rd.ElemSize)...)
 }
 
-// splits reports whether a ReduceAll splits its elements (see
-// reduceAllSched), given the model's choice split.
-func (rd reducer) splits(g geom, d dist, split bool) bool {
-	return rd.scalar > 0 && split && rd.es/rd.scalar >= g.P && g.P > 1 && everyNodeHolds(g, d, 1) &&
-		(rd.commutative() || d.rows() == 1)
+// Splits reports whether a ReduceAll splits its elements (see
+// ReduceAllSched), given the model's choice split.
+func (rd Reducer) Splits(g Geom, d Dist, split bool) bool {
+	return rd.Scalar > 0 && split && rd.ElemSize/rd.Scalar >= g.P && g.P > 1 && everyNodeHolds(g, d, 1) &&
+		(rd.Commutative() || d.rows() == 1)
 }
 
 // spread copies the first n bytes of dst[0] to the other buffers of dst,
 // once every earlier round is done.
-func spread(dst [][]byte, n int) []round {
+func spread(dst [][]byte, n int) []Round {
 	if len(dst) < 2 {
 		return nil
 	}
-	var r round
+	var r Round
 	for _, d := range dst[1:] {
-		r.copies = append(r.copies, cp(d[:n], dst[0][:n], true))
+		r.Copies = append(r.Copies, Copy(d[:n], dst[0][:n], true))
 	}
-	return []round{r}
+	return []Round{r}
 }
 
 // recursiveDoublingSched: in step k, node rank n exchanges partials with
@@ -396,42 +390,42 @@ func spread(dst [][]byte, n int) []round {
 // one of each pair carries on) and the even ones get the result at the
 // end; every rank in the doubling then stands for a run of consecutive
 // nodes.
-func recursiveDoublingSched(g geom, rd reducer, d dist, dst []byte, src [][]byte) []round {
-	sh := rd.shapeFor(g, d)
+func recursiveDoublingSched(g Geom, rd Reducer, d Dist, dst []byte, src [][]byte) []Round {
+	sh := rd.ShapeFor(g, d)
 	P2 := 1
 	for P2*2 <= g.P {
 		P2 *= 2
 	}
 	rem := g.P - P2
-	me := g.me
+	me := g.Me
 	var into []byte // one node: the result is the node's own fold
 	if g.P == 1 {
 		into = dst
 	}
 	own, fill, inDst := rd.ownPartials(g, sh, d, src, into)
-	cur := round{copies: fill}
+	cur := Round{Copies: fill}
 	if inDst {
-		return []round{cur}
+		return []Round{cur}
 	}
-	ownClient := fill == nil     // own is the caller's source as it lies (see reduceSched)
+	ownClient := fill == nil     // own is the caller's source as it lies (see ReduceSched)
 	if me < 2*rem && me%2 == 0 { // hands its partials to me+1, gets the result back
-		cur.sends = append(cur.sends, xfer{g.node(me + 1), 0, own.buf, ownClient})
+		cur.Sends = append(cur.Sends, Xfer{g.node(me + 1), 0, own.buf, ownClient})
 		final := sh.new(g)
-		return []round{cur,
-			{recvs: []xfer{{g.node(me + 1), 1, final.buf, false}}},
-			{copies: []copyOp{compute(true, true, func() { rd.total(dst[:rd.es], final) })}},
+		return []Round{cur,
+			{Recvs: []Xfer{{g.node(me + 1), 1, final.buf, false}}},
+			{Copies: []CopyOp{compute(true, true, func() { rd.total(dst[:rd.ElemSize], final) })}},
 		}
 	}
-	var rs []round
+	var rs []Round
 	acc := own
 	nr := me - rem
 	if me < 2*rem {
 		nr = me / 2
 		pre := sh.new(g)
-		cur.recvs = append(cur.recvs, xfer{g.node(me - 1), 0, pre.buf, false})
+		cur.Recvs = append(cur.Recvs, Xfer{g.node(me - 1), 0, pre.buf, false})
 		rs = append(rs, cur)
 		out := sh.new(g)
-		cur = round{copies: []copyOp{compute(ownClient, false, func() { rd.combineInto(out, pre, own) })}}
+		cur = Round{Copies: []CopyOp{compute(ownClient, false, func() { rd.combineInto(out, pre, own) })}}
 		acc = out
 	}
 	orig := func(n int) int {
@@ -444,30 +438,30 @@ func recursiveDoublingSched(g geom, rd reducer, d dist, dst []byte, src [][]byte
 		pn := nr ^ 1<<k
 		in, out, mine := sh.new(g), sh.new(g), acc
 		into := false
-		if 1<<(k+1) == P2 && me >= 2*rem && sh.dense && sh.rows == 1 {
-			out = sh.over(dst[:rd.es]) // the last step writes the result in place
+		if 1<<(k+1) == P2 && me >= 2*rem && sh.Dense && sh.Rows == 1 {
+			out = sh.over(dst[:rd.ElemSize]) // the last step writes the result in place
 			// and a ready-made function folds the partner's partial, on
-			// the right, in place there (see reduceSched)
-			if into = rd.own && pn > nr; into {
+			// the right, in place there (see ReduceSched)
+			if into = rd.Own && pn > nr; into {
 				in = out
 			}
 		}
 		client := k == 0 && me >= 2*rem && ownClient // mine is the caller's source
-		cur.sends = append(cur.sends, xfer{g.node(orig(pn)), 2 + k, mine.buf, client})
-		cur.recvs = append(cur.recvs, xfer{g.node(orig(pn)), 2 + k, in.buf, into})
+		cur.Sends = append(cur.Sends, Xfer{g.node(orig(pn)), 2 + k, mine.buf, client})
+		cur.Recvs = append(cur.Recvs, Xfer{g.node(orig(pn)), 2 + k, in.buf, into})
 		rs = append(rs, cur)
 		if pn < nr {
-			cur = round{copies: []copyOp{compute(client, false, func() { rd.combineInto(out, in, mine) })}}
+			cur = Round{Copies: []CopyOp{compute(client, false, func() { rd.combineInto(out, in, mine) })}}
 		} else {
-			cur = round{copies: []copyOp{compute(client, false, func() { rd.combineInto(out, mine, in) })}}
+			cur = Round{Copies: []CopyOp{compute(client, false, func() { rd.combineInto(out, mine, in) })}}
 		}
 		acc = out
 	}
 	if me < 2*rem {
-		cur.sends = append(cur.sends, xfer{g.node(me - 1), 1, acc.buf, false})
+		cur.Sends = append(cur.Sends, Xfer{g.node(me - 1), 1, acc.buf, false})
 	}
 	final := acc
-	cur.copies = append(cur.copies, compute(true, true, func() { rd.total(dst[:rd.es], final) }))
+	cur.Copies = append(cur.Copies, compute(true, true, func() { rd.total(dst[:rd.ElemSize], final) }))
 	return append(rs, cur)
 }
 
@@ -476,15 +470,15 @@ func recursiveDoublingSched(g geom, rd reducer, d dist, dst []byte, src [][]byte
 // node in rank order straight into its destination, then gathers the
 // others' chunks. Each chunk is computed once, so all images get the same
 // bits.
-func reduceScatterGatherSched(g geom, rd reducer, d dist, dst []byte, src [][]byte) []round {
-	S := rd.es / rd.scalar
-	chunk := func(q int) (lo, hi int) { return q * S / g.P * rd.scalar, (q + 1) * S / g.P * rd.scalar }
-	me := g.me
+func reduceScatterGatherSched(g Geom, rd Reducer, d Dist, dst []byte, src [][]byte) []Round {
+	S := rd.ElemSize / rd.Scalar
+	chunk := func(q int) (lo, hi int) { return q * S / g.P * rd.Scalar, (q + 1) * S / g.P * rd.Scalar }
+	me := g.Me
 	// own is the node's partial; a single local element is used in place.
-	sh := shape{rows: 1, es: rd.es, dense: true}
+	sh := shape{Rows: 1, es: rd.ElemSize, Dense: true}
 	v, r0copies, _ := rd.ownPartials(g, sh, d, src, nil)
 	own := v.elem(0)
-	r0 := round{copies: r0copies}
+	r0 := Round{Copies: r0copies}
 	myLo, myHi := chunk(me)
 	mine := dst[myLo:myHi]
 	pieces := make([][]byte, g.P) // chunk me of each node's partial
@@ -492,18 +486,18 @@ func reduceScatterGatherSched(g geom, rd reducer, d dist, dst []byte, src [][]by
 		from := (me - i + g.P) % g.P
 		// The last node's chunk, the last fold's right operand, comes
 		// into dst for a ready-made function to fold in place (see
-		// reduceSched).
-		into := rd.own && from == g.P-1
+		// ReduceSched).
+		into := rd.Own && from == g.P-1
 		pieces[from] = mine
 		if !into {
-			pieces[from] = g.buf(myHi - myLo)
+			pieces[from] = g.Buf(myHi - myLo)
 		}
-		r0.recvs = append(r0.recvs, xfer{g.node(from), 0, pieces[from], into})
+		r0.Recvs = append(r0.Recvs, Xfer{g.node(from), 0, pieces[from], into})
 	}
 	for i := 1; i < g.P; i++ {
 		to := (me + i) % g.P
 		lo, hi := chunk(to)
-		r0.sends = append(r0.sends, xfer{g.node(to), 0, own[lo:hi], r0copies == nil})
+		r0.Sends = append(r0.Sends, Xfer{g.node(to), 0, own[lo:hi], r0copies == nil})
 	}
 	pieces[me] = own[myLo:myHi]
 	// Intermediate folds alternate between two buffers of the schedule
@@ -511,10 +505,10 @@ func reduceScatterGatherSched(g geom, rd reducer, d dist, dst []byte, src [][]by
 	n := myHi - myLo
 	var bufs [2][]byte
 	for q := 1; q < g.P-1 && q < 3; q++ {
-		bufs[q%2] = g.buf(n)
+		bufs[q%2] = g.Buf(n)
 	}
-	var r1 round
-	r1.copies = append(r1.copies, compute(true, true, func() {
+	var r1 Round
+	r1.Copies = append(r1.Copies, compute(true, true, func() {
 		// Fold in rank order, alternating two buffers, the last step into dst.
 		acc := pieces[0]
 		for q := 1; q < g.P; q++ {
@@ -522,17 +516,17 @@ func reduceScatterGatherSched(g geom, rd reducer, d dist, dst []byte, src [][]by
 			if q < g.P-1 {
 				out = bufs[q%2]
 			}
-			rd.call(out, acc, pieces[q], n)
+			rd.Call(out, acc, pieces[q], n)
 			acc = out
 		}
 	}))
 	for i := 1; i < g.P; i++ {
 		from := (me - i + g.P) % g.P
 		lo, hi := chunk(from)
-		r1.recvs = append(r1.recvs, xfer{g.node(from), 1, dst[lo:hi], true})
+		r1.Recvs = append(r1.Recvs, Xfer{g.node(from), 1, dst[lo:hi], true})
 	}
 	for i := 1; i < g.P; i++ {
-		r1.sends = append(r1.sends, xfer{g.node((me + i) % g.P), 1, mine, true})
+		r1.Sends = append(r1.Sends, Xfer{g.node((me + i) % g.P), 1, mine, true})
 	}
-	return []round{r0, r1}
+	return []Round{r0, r1}
 }

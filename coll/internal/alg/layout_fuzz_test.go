@@ -1,15 +1,15 @@
-package coll
+package alg
 
 import (
 	"errors"
 	"testing"
 )
 
-// FuzzLayout checks the block-cyclic arithmetic of dist on any layout:
+// FuzzLayout checks the block-cyclic arithmetic of Dist on any layout:
 // an invalid one is ErrLayout; on a valid one every element has exactly
 // one place (no two share an image and local index), each image's runs
 // list exactly its elements in order with consecutive local indices,
-// localLen is the end of the last run, rows counts the rows the runs use,
+// LocalLen is the end of the last run, rows counts the rows the runs use,
 // and segEnd ends a run of one block.
 func FuzzLayout(f *testing.F) {
 	for _, s := range [][4]int{{1, 0, 4, 10}, {0, 2, 3, 7}, {3, 5, 4, 40}, {2, 0, 1, 1}, {5, 17, 3, 9}, {-1, 0, 2, 3}, {0, 3, 3, 1}, {1, -1, 2, 2}, {40, 1, 16, 33}} {
@@ -21,8 +21,8 @@ func FuzzLayout(f *testing.F) {
 		if P < 1 || P > 64 || count < 1 || count > 2000 || blockSize > 300 || blockSize < -5 || offset > 5000 || offset < -5 {
 			t.Skip()
 		}
-		d := dist{Layout: Layout{BlockSize: blockSize, Offset: offset}, P: P, count: count}
-		if err := d.check("src"); err != nil {
+		d := Dist{Layout: Layout{BlockSize: blockSize, Offset: offset}, P: P, Count: count}
+		if err := d.Check("src"); err != nil {
 			if !errors.Is(err, ErrLayout) {
 				t.Fatalf("%+v: %v is not ErrLayout", d, err)
 			}
@@ -39,8 +39,8 @@ func FuzzLayout(f *testing.F) {
 		perImage := make([][]int, P) // elements by image, in order
 		for j := range count {
 			img, local := d.place(j)
-			if img < 0 || img >= P || local < 0 || local >= d.localLen(img) {
-				t.Fatalf("%+v: element %d at image %d local %d, localLen %d", d, j, img, local, d.localLen(img))
+			if img < 0 || img >= P || local < 0 || local >= d.LocalLen(img) {
+				t.Fatalf("%+v: element %d at image %d local %d, localLen %d", d, j, img, local, d.LocalLen(img))
 			}
 			if k, ok := owner[spot{img, local}]; ok {
 				t.Fatalf("%+v: elements %d and %d both at image %d local %d", d, k, j, img, local)
@@ -61,20 +61,20 @@ func FuzzLayout(f *testing.F) {
 		for p := range P {
 			var listed []int
 			end, lastRow := 0, -1
-			for _, r := range d.runs(p) {
-				if r.n <= 0 || r.row <= lastRow || r.row >= rows {
+			for _, r := range d.Runs(p) {
+				if r.N <= 0 || r.row <= lastRow || r.row >= rows {
 					t.Fatalf("%+v image %d: run %+v after row %d, %d rows", d, p, r, lastRow, rows)
 				}
-				if len(listed) > 0 && r.local != end {
-					t.Fatalf("%+v image %d: run %+v starts at local %d, previous ended at %d", d, p, r, r.local, end)
+				if len(listed) > 0 && r.Local != end {
+					t.Fatalf("%+v image %d: run %+v starts at local %d, previous ended at %d", d, p, r, r.Local, end)
 				}
-				for i := range r.n {
-					if img, local := d.place(r.j + i); img != p || local != r.local+i {
+				for i := range r.N {
+					if img, local := d.place(r.j + i); img != p || local != r.Local+i {
 						t.Fatalf("%+v image %d: run %+v element %d is at image %d local %d", d, p, r, r.j+i, img, local)
 					}
 					listed = append(listed, r.j+i)
 				}
-				end, lastRow = r.local+r.n, r.row
+				end, lastRow = r.Local+r.N, r.row
 			}
 			if len(listed) != len(perImage[p]) {
 				t.Fatalf("%+v image %d: runs list %d elements, %d live there", d, p, len(listed), len(perImage[p]))
@@ -84,7 +84,7 @@ func FuzzLayout(f *testing.F) {
 					t.Fatalf("%+v image %d: runs list %v, elements %v", d, p, listed, perImage[p])
 				}
 			}
-			if got := d.localLen(p); got != end {
+			if got := d.LocalLen(p); got != end {
 				t.Fatalf("%+v image %d: localLen %d, runs end at %d", d, p, got, end)
 			}
 		}

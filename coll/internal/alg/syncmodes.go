@@ -1,25 +1,34 @@
-package coll
+package alg
 
 import (
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
-// barrierRounds is a dissemination barrier [Mellor-Crummey91]: in round i
+// Sub-tags (below subBits of the tag): data messages use 0..SubEntry-1,
+// the barriers their own ranges, so that they never match data.
+const (
+	subReblock = SubEntry - 1 // the redistribution of prefix results
+	SubEntry   = 160          // + round, entry barrier
+	SubExit    = 192          // + round, exit barrier
+	SubBar     = 224          // + round, the Barrier collective
+)
+
+// BarrierRounds is a dissemination barrier [Mellor-Crummey91]: in round i
 // node p signals (p+2^i) mod P and waits for (p-2^i) mod P; after
 // ceil(lg P) rounds every node knows that every node has arrived.
-func barrierRounds(g geom, sub int) []round {
-	var rs []round
+func BarrierRounds(g Geom, sub int) []Round {
+	var rs []Round
 	for i := 0; 1<<i < g.P; i++ {
 		d := 1 << i
-		rs = append(rs, round{
-			sends: []xfer{{peer: g.node((g.me + d) % g.P), sub: sub + i, buf: []byte{}}},
-			recvs: []xfer{{peer: g.node((g.me - d + g.P) % g.P), sub: sub + i, buf: []byte{}}},
+		rs = append(rs, Round{
+			Sends: []Xfer{{Peer: g.node((g.Me + d) % g.P), Sub: sub + i, Buf: []byte{}}},
+			Recvs: []Xfer{{Peer: g.node((g.Me - d + g.P) % g.P), Sub: sub + i, Buf: []byte{}}},
 		})
 	}
 	return rs
 }
 
-// withSync wraps a data schedule with what the flags' sync modes need beyond
+// WithSync wraps a data schedule with what the flags' sync modes need beyond
 // point-to-point transfers. It is the one place where input sync modes are
 // enforced:
 //
@@ -33,19 +42,19 @@ func barrierRounds(g geom, sub int) []round {
 // OUT_ALLSYNC appends a second barrier that starts only once every transfer
 // of this node is complete (afterSends); OUT_MYSYNC and OUT_NOSYNC are
 // decided by the executor's Syncable.
-func withSync(g geom, f gsync.Flags, data []round) []round {
+func WithSync(g Geom, f gsync.Flags, data []Round) []Round {
 	if f.In() != gsync.InAllSync && f.Out() != gsync.OutAllSync {
 		return data
 	}
-	var rs []round
+	var rs []Round
 	if f.In() == gsync.InAllSync {
-		rs = append(rs, barrierRounds(g, subEntry)...)
+		rs = append(rs, BarrierRounds(g, SubEntry)...)
 	}
 	rs = append(rs, data...)
 	if f.Out() == gsync.OutAllSync {
-		exit := barrierRounds(g, subExit)
+		exit := BarrierRounds(g, SubExit)
 		if len(exit) > 0 {
-			exit[0].afterSends = true
+			exit[0].AfterSends = true
 		}
 		rs = append(rs, exit...)
 	}
