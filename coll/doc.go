@@ -46,69 +46,9 @@
 //
 // # Where the rules live
 //
-//   - Flags are validated by sync.Flags.Validate; the addressing rules
-//     (single-address forms without AllThreads need one image per node, m
-//     forms with Local take no AllThreads, list lengths) in Image.args and
-//     callArgs.take (call.go); each member's buffers in each collective's
-//     function (api.go, api_reduce.go); a computational call that repeats
-//     the image's last one on the team with the same arguments and
-//     buffers takes its checked arguments as they are (repeat.go: the
-//     image and the team are checked again); overlaps between a node's
-//     images in crossOverlap (call.go); in-place reductions (a
-//     destination in its source's buffer) in inplace.go.
-//   - AllThreads arrivals are gathered in arrive (call.go): the first makes
-//     the record with the team's next sequence number, the last starts the
-//     node's operation. On a team that lives on one node they are gathered
-//     without a lock in arriveLocal (local.go), where the last runs the
-//     call, a staged root returns at once (stageRoot), and in a small
-//     ReduceAll an image in the blocking form folds its own result from
-//     the elements the others brought (self). When every image calls that
-//     blocking form, the call needs no record at all: the images meet in
-//     the team's ring (ring.go), and take the records only when one of
-//     them cannot; a broadcast of a block that fits a line goes by the
-//     ring when its root takes it (the decision per call is in ring.go).
-//   - Input sync modes are enforced in alg.WithSync (internal/alg,
-//     syncmodes.go): IN_ALLSYNC prepends a dissemination barrier between
-//     nodes; IN_MYSYNC and IN_NOSYNC need none, because a node's part
-//     starts once its images entered, and a point-to-point transfer reads
-//     its source only after the sending node entered and writes its
-//     destination only after the receiving node entered.
-//   - Output sync modes are enforced in schedOp.Syncable (sched.go):
-//     OUT_NOSYNC succeeds once this node's destinations are written,
-//     OUT_MYSYNC once every transfer and copy touching this node's data
-//     areas is complete, OUT_ALLSYNC after a barrier that starts once this
-//     node's transfers are complete. A blocking ReduceAll run without a
-//     schedule (doubling.go: never with IN_ALLSYNC or OUT_ALLSYNC) returns
-//     only once all of its transfers are complete, which every other mode
-//     allows.
-//   - The default choice of algorithm (by the cost model) is made in
-//     choose.go, and a schedule built for it in build.go. The algorithms
-//     themselves are package internal/alg: trees in trees.go, the
-//     schedules of the five data-movement collectives in movement.go, of
-//     the reductions in reduce.go and prefix.go, all between a team's
-//     node ranks (Geom); schedules are cached per node and argument list
-//     in plans.go.
-//   - Tags (team context, sequence number, sub-tag) are laid out in
-//     node.go; team creation, contexts and Destroy are in teams.go.
-//   - Aggregation (the Aggregate flag: members, the Last, fusion of the
-//     members' schedules, the aggregate's barriers, its cache and its
-//     rules) is in aggregate.go.
-//   - Segments and the one-sided path (SrcInSegment, DstInSegment,
-//     ErrNotInSegment, the control messages) are in segment.go.
-//   - What the images of a team must pass alike (a call's signature), the
-//     checked mode's agreement on it (Options.Check, GOCOLL_CHECK=1) and
-//     ErrMismatch are in check.go; the default mode's message headers
-//     (sequence number, arguments' hash, length) in wire.go.
-//   - The stall watchdog: its timeout (Options.StallTimeout, GOCOLL_STALL,
-//     DefaultStallTimeout) and what a stalled collective names (kind,
-//     sequence number, team, images waited for) in watchdog.go; the waits
-//     that run it, and what a stall fails, in internal/engine (watchdog.go).
-//   - Reduction functions run through alg.Reducer.Call (internal/alg),
-//     which makes them user code for internal/engine (user.go): a call
-//     into gocoll from one is ErrReentrant, a panic becomes a *PanicError
-//     raised again on the application's goroutine. What a collective that
-//     failed part way leaves behind (its transfers in flight) is in
-//     fail.go.
+// docs/design.md maps each rule (flags, addressing, sync modes, the choice
+// of algorithm, tags, aggregation, segments, argument agreement, the stall
+// watchdog, user code) to the package and file that enforce it.
 //
 // # Addressing
 //
@@ -140,10 +80,10 @@
 // ReduceAll's split are what the LogGP cost model (package loggp) predicts
 // fastest for the team's nodes and the bytes moved, with Options.Model's
 // parameters (loggp.Default, fitted on the development machines, when
-// zero); the choices are in choose.go. With Options.A set, gather_all
-// follows the older LogP rule instead: with A = L/max(o,g), exchange costs
-// about (P-1)+A and dissemination ceil(lg P)*(A+1) gaps for P nodes; the
-// cheaper wins, exchange on ties.
+// zero). With Options.A set, gather_all follows the older LogP rule
+// instead: with A = L/max(o,g), exchange costs about (P-1)+A and
+// dissemination ceil(lg P)*(A+1) gaps for P nodes; the cheaper wins,
+// exchange on ties.
 //
 // # Computational collectives
 //
@@ -179,7 +119,7 @@
 // MPI's shape, a vector per image reduced lane by lane, and an Op: a
 // built-in operation or one made from a Go function (OpOf, SliceOpOf),
 // served by a standard table of entries that Init adds to every node's
-// (ops.go, stdtable.go), so a program registers nothing. Package gocoll
+// so a program registers nothing. Package gocoll
 // (the module's root) gives them MPI's defaults.
 //
 // # Cost of a call
@@ -192,21 +132,21 @@
 // AllThreads, the images that arrive before the last take no lock of the
 // engine: their handles find the operation once the last started it. On a
 // team that lives on one node the images take no lock at all, and move as
-// few cache lines between their cores as a rendezvous can (local.go); the
+// few cache lines between their cores as a rendezvous can; the
 // last image runs the node's part itself, with no engine at all (it needs
-// no transfer), a Broadcast and a
-// ReduceAll of one element per image with no schedule either (direct.go),
-// an image that calls such a ReduceAll of at most 48 bytes in a blocking
-// form outside OUT_ALLSYNC folds its own result from the other images'
-// elements and leaves without waiting for the last, and the root of a small broadcast or scatter in IN_MYSYNC/IN_NOSYNC and
+// no transfer), a Broadcast and a ReduceAll of one element per image with
+// no schedule either, an image that calls such a ReduceAll of at most 48
+// bytes in a blocking form outside OUT_ALLSYNC folds its own result from
+// the other images' elements and leaves without waiting for the last, and
+// the root of a small broadcast or scatter in IN_MYSYNC/IN_NOSYNC and
 // OUT_MYSYNC/OUT_NOSYNC modes that arrives first stages its source and
 // returns at once, as the root of a one-image-per-node broadcast does once
 // its sends left (so it cannot see a later image's disagreeing arguments:
 // that image reports ErrArgsDiffer). On a node of one image whose engine
 // holds no other operation, a blocking ReduceAll of one small element per
 // image runs the recursive doubling's exchanges with no schedule, slot or
-// handle (doubling.go, through engine.Engine.RunAlone), the schedule's
-// messages on the wire, so that its peers may run the schedule.
+// handle, the schedule's messages on the wire, so that its peers may run
+// the schedule.
 //
 // # Aggregation
 //
@@ -290,7 +230,7 @@
 //
 // # Failures
 //
-// A collective that fails on a node after it started (see fail.go) is
+// A collective that fails on a node after it started is
 // over on that node: its handles return the error and it leaves Live once
 // they are synced. Its peers are not told; they see the collective stop.
 // Receives it posted stay posted (the conduit cannot take them back): a
