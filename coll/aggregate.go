@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -82,34 +83,34 @@ type aggregate struct {
 // aggCall is a member: its arguments (key, with its buffers' identities),
 // its buffers and its tag base.
 type aggCall struct {
-	key      planKey
+	key      plan.Key
 	tagBase  int
 	dst, src []byte   // the buffers of a call for one member
 	dl, sl   [][]byte // of a call for several: copies of its lists
 }
 
 // call is the member's call, with lists of its own.
-func (ac *aggCall) call() call {
+func (ac *aggCall) call() plan.Call {
 	if ac.dl != nil {
-		return call{key: ac.key, dst: ac.dl, src: ac.sl}
+		return plan.Call{Key: ac.key, Dst: ac.dl, Src: ac.sl}
 	}
-	return call{key: ac.key, dst: [][]byte{ac.dst}, src: [][]byte{ac.src}}
+	return plan.Call{Key: ac.key, Dst: [][]byte{ac.dst}, Src: [][]byte{ac.src}}
 }
 
 // is reports whether ac is call c on the same buffers (c.key carries the
 // identities of its first buffers).
-func (ac *aggCall) is(c *call) bool {
-	if !ac.key.equal(&c.key) {
+func (ac *aggCall) is(c *plan.Call) bool {
+	if !ac.key.Equal(&c.Key) {
 		return false
 	}
-	if len(c.dst) == 1 {
+	if len(c.Dst) == 1 {
 		return ac.dl == nil
 	}
-	return sameLists(ac.dl, c.dst) && sameLists(ac.sl, c.src)
+	return sameLists(ac.dl, c.Dst) && sameLists(ac.sl, c.Src)
 }
 
 // add records a member (c.key carries its buffers' identities).
-func (ag *aggregate) add(c *call, tagBase int) error {
+func (ag *aggregate) add(c *plan.Call, tagBase int) error {
 	ag.mu.Lock()
 	defer ag.mu.Unlock()
 	if ag.n >= maxAggregate {
@@ -136,11 +137,11 @@ func (ag *aggregate) add(c *call, tagBase int) error {
 		}
 		ag.calls, ag.cand = append(ag.calls[:0], a.members[:i]...), nil
 	}
-	ac := aggCall{key: c.key}
-	if len(c.dst) == 1 {
-		ac.dst, ac.src = c.dst[0], c.src[0]
+	ac := aggCall{key: c.Key}
+	if len(c.Dst) == 1 {
+		ac.dst, ac.src = c.Dst[0], c.Src[0]
 	} else {
-		ac.dl, ac.sl = slices.Clone(c.dst), slices.Clone(c.src)
+		ac.dl, ac.sl = slices.Clone(c.Dst), slices.Clone(c.Src)
 	}
 	ag.calls = append(ag.calls, ac)
 	return nil
@@ -155,11 +156,11 @@ func (ag *aggregate) reset() {
 // aggregating reports whether an initiation of c on tn joins or ends an
 // aggregate: it has the flag, or one is open. Teams on one node never
 // aggregate (nothing to coalesce).
-func (tn *teamNode) aggregating(c *call) bool {
+func (tn *teamNode) aggregating(c *plan.Call) bool {
 	if tn.local {
 		return false
 	}
-	if c.key.f&gsync.Aggregate != 0 {
+	if c.Key.Flags&gsync.Aggregate != 0 {
 		return true
 	}
 	return tn.agg.open.Load()
@@ -168,9 +169,9 @@ func (tn *teamNode) aggregating(c *call) bool {
 // joinAggregate adds c (its key carrying its buffers' identities) as a
 // member, or, for the Last, returns the aggregate operation, cached or
 // built (nil and no error for a member).
-func (n *node) joinAggregate(tn *teamNode, c *call, tagBase int) (*aggOp, error) {
+func (n *node) joinAggregate(tn *teamNode, c *plan.Call, tagBase int) (*aggOp, error) {
 	ag := &tn.agg
-	if err := ag.add(c, tagBase); err != nil || c.key.f&gsync.Aggregate != 0 {
+	if err := ag.add(c, tagBase); err != nil || c.Key.Flags&gsync.Aggregate != 0 {
 		return nil, err
 	}
 	ag.mu.Lock()
@@ -269,10 +270,10 @@ func (a *aggOp) heldBytes() int {
 
 // fusionKey is what members must share to be fused: every argument that
 // shapes a schedule's transfers.
-func fusionKey(k planKey) planKey {
-	k.f, k.dst, k.src, k.bh = 0, bufID{}, bufID{}, 0
-	if k.kind < kReduce {
-		k.n = 0 // sizes scale messages, not rounds
+func fusionKey(k plan.Key) plan.Key {
+	k.Flags, k.Dst, k.Src, k.BH = 0, plan.BufID{}, plan.BufID{}, 0
+	if k.Kind < plan.Reduce {
+		k.N = 0 // sizes scale messages, not rounds
 	}
 	return k
 }
@@ -281,14 +282,14 @@ func fusionKey(k planKey) planKey {
 // arguments, and the algorithm chosen for its size (the same skeleton at
 // every node).
 type groupKey struct {
-	k    planKey
+	k    plan.Key
 	algo int
 }
 
 // groupOf is the groupKey of key k on P nodes.
-func (n *node) groupOf(k *planKey, P int) groupKey {
+func (n *node) groupOf(k *plan.Key, P int) groupKey {
 	gk := groupKey{k: fusionKey(*k)}
-	if k.kind < kReduce {
+	if k.Kind < plan.Reduce {
 		gk.algo = n.sizeChoice(k, P)
 	}
 	return gk
@@ -308,7 +309,7 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 	for i := range calls {
 		ac := &calls[i]
 		c := ac.call()
-		f := ac.key.f
+		f := ac.key.Flags
 		in, out = max(in, f.In()), max(out, f.Out()) // the flags grow stronger bit by bit
 		gk := n.groupOf(&ac.key, P)
 		gr := byKey[gk]
@@ -318,7 +319,7 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 			groups = append(groups, gr)
 		}
 		g := gr.g
-		g.Block = ac.key.n
+		g.Block = ac.key.N
 		gr.rounds = append(gr.rounds, n.build(g, &c))
 		gr.members = append(gr.members, i)
 	}
@@ -329,7 +330,7 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 	g := n.geom(tn, 0)
 	base := calls[0].tagBase
 	if in == gsync.InAllSync {
-		a.entry = newRawOp(n, tn, planKey{kind: kBarrier}, alg.BarrierRounds(g, alg.SubEntry), gsync.OutMySync, nil, base)
+		a.entry = newRawOp(n, tn, plan.Key{Kind: plan.Barrier}, alg.BarrierRounds(g, alg.SubEntry), gsync.OutMySync, nil, base)
 		a.subs = append(a.subs, a.entry)
 	}
 	gout := min(out, gsync.OutMySync) // OUT_ALLSYNC is the exit barrier's
@@ -343,7 +344,7 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 	a.subs = append(a.subs, a.groups...)
 	if out == gsync.OutAllSync {
 		if rs := alg.BarrierRounds(g, alg.SubExit); len(rs) > 0 {
-			a.exit = newRawOp(n, tn, planKey{kind: kBarrier}, rs, gsync.OutMySync, nil, base)
+			a.exit = newRawOp(n, tn, plan.Key{Kind: plan.Barrier}, rs, gsync.OutMySync, nil, base)
 			a.subs = append(a.subs, a.exit)
 		}
 	}
@@ -485,7 +486,7 @@ func xferBytes(xs []memberXfer) int {
 // newRawOp is a schedule that is no call's own (an aggregate's part) of
 // the calls key describes (kind and function), synced in output mode out,
 // with the tag base it will run with.
-func newRawOp(n *node, tn *teamNode, key planKey, rounds []alg.Round, out gsync.Flags, sc *alg.Scratch, tagBase int) *schedOp {
+func newRawOp(n *node, tn *teamNode, key plan.Key, rounds []alg.Round, out gsync.Flags, sc *alg.Scratch, tagBase int) *schedOp {
 	o := &schedOp{n: n, tn: tn, cd: n.cd, key: key, out: out, rounds: rounds, sc: sc, tagBase: tagBase}
 	o.items = o.itemBuf[:0]
 	o.state = o.stateBuf[:0]
@@ -652,7 +653,7 @@ func sameLists(x, y [][]byte) bool {
 		return false
 	}
 	for i := range x {
-		if idOf(x[i]) != idOf(y[i]) {
+		if plan.IDOf(x[i]) != plan.IDOf(y[i]) {
 			return false
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -52,16 +53,16 @@ func (im *Image) BroadcastMNB(t *images.Team, dsts [][]byte, root int, src []byt
 
 func (im *Image) broadcast(t *images.Team, dst []byte, dsts [][]byte, multi bool, root int, src []byte, n int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
-	im.args(&a, kBroadcast, t, root, n, f, nb, multi)
-	a.take(a.dst, "dst", dst, dsts, multi, im.n)
-	a.take(a.src, "src", src, nil, false, im.n)
+	im.args(&a, plan.Broadcast, t, root, n, f, nb, multi)
+	a.take(a.Dst, "dst", dst, dsts, multi, im.n)
+	a.take(a.Src, "src", src, nil, false, im.n)
 	lo, hi := a.members()
 	for k := lo; k < hi && a.err == nil; k++ {
 		isRoot := a.tn.mem[k] == root
-		a.need("dst", k, a.dst[k], n, true)
-		a.need("src", k, a.src[k], n, isRoot)
+		a.need("dst", k, a.Dst[k], n, true)
+		a.need("src", k, a.Src[k], n, isRoot)
 		if a.err == nil && isRoot {
-			a.disjoint(a.dst[k][:n], a.src[k][:n], true, true)
+			a.disjoint(a.Dst[k][:n], a.Src[k][:n], true, true)
 		}
 	}
 	return im.run(&a)
@@ -90,16 +91,16 @@ func (im *Image) ScatterMNB(t *images.Team, dsts [][]byte, root int, src []byte,
 
 func (im *Image) scatter(t *images.Team, dst []byte, dsts [][]byte, multi bool, root int, src []byte, n int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
-	im.args(&a, kScatter, t, root, n, f, nb, multi)
-	a.take(a.dst, "dst", dst, dsts, multi, im.n)
-	a.take(a.src, "src", src, nil, false, im.n)
+	im.args(&a, plan.Scatter, t, root, n, f, nb, multi)
+	a.take(a.Dst, "dst", dst, dsts, multi, im.n)
+	a.take(a.Src, "src", src, nil, false, im.n)
 	lo, hi := a.members()
 	for k := lo; k < hi && a.err == nil; k++ {
 		isRoot := a.tn.mem[k] == root
-		a.need("dst", k, a.dst[k], n, true)
-		a.need("src", k, a.src[k], n*a.P, isRoot)
+		a.need("dst", k, a.Dst[k], n, true)
+		a.need("src", k, a.Src[k], n*a.P, isRoot)
 		if a.err == nil && isRoot {
-			d, s := a.dst[k][:n], a.src[k][:n*a.P]
+			d, s := a.Dst[k][:n], a.Src[k][:n*a.P]
 			a.disjoint(d, s, true, false)
 			if a.err != nil && alg.Identical(d, s[root*n:(root+1)*n]) {
 				a.err = nil // the root's own block may be its destination
@@ -132,16 +133,16 @@ func (im *Image) GatherMNB(t *images.Team, root int, dst []byte, srcs [][]byte, 
 
 func (im *Image) gather(t *images.Team, root int, dst, src []byte, srcs [][]byte, multi bool, n int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
-	im.args(&a, kGather, t, root, n, f, nb, multi)
-	a.take(a.dst, "dst", dst, nil, false, im.n)
-	a.take(a.src, "src", src, srcs, multi, im.n)
+	im.args(&a, plan.Gather, t, root, n, f, nb, multi)
+	a.take(a.Dst, "dst", dst, nil, false, im.n)
+	a.take(a.Src, "src", src, srcs, multi, im.n)
 	lo, hi := a.members()
 	for k := lo; k < hi && a.err == nil; k++ {
 		isRoot := a.tn.mem[k] == root
-		a.need("dst", k, a.dst[k], n*a.P, isRoot)
-		a.need("src", k, a.src[k], n, true)
+		a.need("dst", k, a.Dst[k], n*a.P, isRoot)
+		a.need("src", k, a.Src[k], n, true)
 		if a.err == nil && isRoot {
-			d, s := a.dst[k][:n*a.P], a.src[k][:n]
+			d, s := a.Dst[k][:n*a.P], a.Src[k][:n]
 			a.disjoint(d, s, true, false)
 			if a.err != nil && alg.Identical(s, d[root*n:(root+1)*n]) {
 				a.err = nil // the root's own block may be its source
@@ -174,16 +175,16 @@ func (im *Image) GatherAllMNB(t *images.Team, dsts, srcs [][]byte, nbytes int, f
 
 func (im *Image) gatherAll(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, n int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
-	im.args(&a, kGatherAll, t, 0, n, f, nb, multi)
-	a.take(a.dst, "dst", dst, dsts, multi, im.n)
-	a.take(a.src, "src", src, srcs, multi, im.n)
+	im.args(&a, plan.GatherAll, t, 0, n, f, nb, multi)
+	a.take(a.Dst, "dst", dst, dsts, multi, im.n)
+	a.take(a.Src, "src", src, srcs, multi, im.n)
 	lo, hi := a.members()
 	for k := lo; k < hi && a.err == nil; k++ {
 		r := a.tn.mem[k]
-		a.need("dst", k, a.dst[k], n*a.P, true)
-		a.need("src", k, a.src[k], n, true)
+		a.need("dst", k, a.Dst[k], n*a.P, true)
+		a.need("src", k, a.Src[k], n, true)
 		if a.err == nil {
-			d, s := a.dst[k][:n*a.P], a.src[k][:n]
+			d, s := a.Dst[k][:n*a.P], a.Src[k][:n]
 			a.disjoint(d, s, true, false)
 			if a.err != nil && alg.Identical(s, d[r*n:(r+1)*n]) {
 				a.err = nil // an image's own block may be its source
@@ -216,15 +217,15 @@ func (im *Image) ExchangeMNB(t *images.Team, dsts, srcs [][]byte, nbytes int, f 
 
 func (im *Image) exchange(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, n int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
-	im.args(&a, kExchange, t, 0, n, f, nb, multi)
-	a.take(a.dst, "dst", dst, dsts, multi, im.n)
-	a.take(a.src, "src", src, srcs, multi, im.n)
+	im.args(&a, plan.Exchange, t, 0, n, f, nb, multi)
+	a.take(a.Dst, "dst", dst, dsts, multi, im.n)
+	a.take(a.Src, "src", src, srcs, multi, im.n)
 	lo, hi := a.members()
 	for k := lo; k < hi && a.err == nil; k++ {
-		a.need("dst", k, a.dst[k], n*a.P, true)
-		a.need("src", k, a.src[k], n*a.P, true)
+		a.need("dst", k, a.Dst[k], n*a.P, true)
+		a.need("src", k, a.Src[k], n*a.P, true)
 		if a.err == nil {
-			a.disjoint(a.dst[k][:n*a.P], a.src[k][:n*a.P], true, false) // exchange has no exception
+			a.disjoint(a.Dst[k][:n*a.P], a.Src[k][:n*a.P], true, false) // exchange has no exception
 		}
 	}
 	return im.run(&a)
@@ -232,12 +233,12 @@ func (im *Image) exchange(t *images.Team, dst []byte, dsts [][]byte, src []byte,
 
 // area is member k's destination and source data areas in c, nil where an
 // argument does not apply to it; the arguments have been validated.
-func (c *call) area(k int, tn *teamNode) (d, s []byte) {
-	key := &c.key
-	r, P, n := tn.mem[k], tn.team.Size(), key.n
-	isRoot := r == key.root
-	dst, src := c.dst[k], c.src[k]
-	if dst == nil && (key.kind == kBroadcast || key.kind == kScatter) {
+func area(c *plan.Call, k int, tn *teamNode) (d, s []byte) {
+	key := &c.Key
+	r, P, n := tn.mem[k], tn.team.Size(), key.N
+	isRoot := r == key.Root
+	dst, src := c.Dst[k], c.Src[k]
+	if dst == nil && (key.Kind == plan.Broadcast || key.Kind == plan.Scatter) {
 		return nil, nil // a root that served itself (staging, call.go): none of its memory is touched
 	}
 	part := func(b []byte, size int, applies bool) []byte {
@@ -246,30 +247,30 @@ func (c *call) area(k int, tn *teamNode) (d, s []byte) {
 		}
 		return b[:size]
 	}
-	switch key.kind {
-	case kBroadcast:
+	switch key.Kind {
+	case plan.Broadcast:
 		return dst[:n], part(src, n, isRoot)
-	case kScatter:
+	case plan.Scatter:
 		return dst[:n], part(src, n*P, isRoot)
-	case kGather:
+	case plan.Gather:
 		return part(dst, n*P, isRoot), src[:n]
-	case kGatherAll:
+	case plan.GatherAll:
 		return dst[:n*P], src[:n]
-	case kExchange:
+	case plan.Exchange:
 		return dst[:n*P], src[:n*P]
-	case kBarrier:
+	case plan.Barrier:
 		return nil, nil
 	}
-	sd := alg.Dist{Layout: key.sl, P: P, Count: key.count}
-	s = part(src, sd.LocalLen(r)*key.es, true)
-	switch key.kind {
-	case kReduce:
-		return part(dst, key.es, isRoot), s
-	case kReduceAll:
-		return dst[:key.es], s
+	sd := alg.Dist{Layout: key.SrcLayout, P: P, Count: key.Count}
+	s = part(src, sd.LocalLen(r)*key.ElemSize, true)
+	switch key.Kind {
+	case plan.Reduce:
+		return part(dst, key.ElemSize, isRoot), s
+	case plan.ReduceAll:
+		return dst[:key.ElemSize], s
 	}
-	dd := alg.Dist{Layout: key.dl, P: P, Count: key.count}
-	return part(dst, dd.LocalLen(r)*key.es, true), s
+	dd := alg.Dist{Layout: key.DstLayout, P: P, Count: key.Count}
+	return part(dst, dd.LocalLen(r)*key.ElemSize, true), s
 }
 
 func wait(h engine.Handle, err error) error {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -45,14 +46,14 @@ func (im *Image) ReduceMNB(t *images.Team, dstImage int, dst []byte, srcs [][]by
 
 func (im *Image) reduce(t *images.Team, dstImage int, dst, src []byte, srcs [][]byte, multi bool, sl alg.Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
-	sd := im.compArgs(&a, kReduce, t, dstImage, sl, alg.Layout{}, es, count, fn, arg, f, nb, multi, dst, src)
-	a.take(a.dst, "dst", dst, nil, false, im.n)
-	a.take(a.src, "src", src, srcs, multi, im.n)
+	sd := im.compArgs(&a, plan.Reduce, t, dstImage, sl, alg.Layout{}, es, count, fn, arg, f, nb, multi, dst, src)
+	a.take(a.Dst, "dst", dst, nil, false, im.n)
+	a.take(a.Src, "src", src, srcs, multi, im.n)
 	if !a.repeat {
 		lo, hi := a.members()
 		for k := lo; k < hi && a.err == nil; k++ {
 			a.source(k, sd)
-			a.buffer("dst", k, a.dst[k], es, a.tn.mem[k] == dstImage)
+			a.buffer("dst", k, a.Dst[k], es, a.tn.mem[k] == dstImage)
 			a.notPartly(k)
 		}
 		a.passed(dst, src)
@@ -82,14 +83,14 @@ func (im *Image) ReduceAllMNB(t *images.Team, dsts, srcs [][]byte, srcLayout Lay
 
 func (im *Image) reduceAll(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, sl alg.Layout, es, count, fn, arg int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
-	sd := im.compArgs(&a, kReduceAll, t, 0, sl, alg.Layout{}, es, count, fn, arg, f, nb, multi, dst, src)
-	a.take(a.dst, "dst", dst, dsts, multi, im.n)
-	a.take(a.src, "src", src, srcs, multi, im.n)
+	sd := im.compArgs(&a, plan.ReduceAll, t, 0, sl, alg.Layout{}, es, count, fn, arg, f, nb, multi, dst, src)
+	a.take(a.Dst, "dst", dst, dsts, multi, im.n)
+	a.take(a.Src, "src", src, srcs, multi, im.n)
 	if !a.repeat {
 		lo, hi := a.members()
 		for k := lo; k < hi && a.err == nil; k++ {
 			a.source(k, sd)
-			a.buffer("dst", k, a.dst[k], es, true)
+			a.buffer("dst", k, a.Dst[k], es, true)
 			a.notPartly(k)
 		}
 		a.passed(dst, src)
@@ -142,14 +143,14 @@ func (im *Image) ExclusivePrefixReduceMNB(t *images.Team, dsts [][]byte, dstLayo
 }
 
 func (im *Image) prefix(t *images.Team, dst []byte, dsts [][]byte, dl alg.Layout, src []byte, srcs [][]byte, multi bool, sl alg.Layout, es, count, fn, arg int, f gsync.Flags, nb, exclusive bool) (engine.Handle, error) {
-	k := kPrefix
+	k := plan.Prefix
 	if exclusive {
-		k = kExclusivePrefix
+		k = plan.ExclusivePrefix
 	}
 	var a callArgs
 	sd := im.compArgs(&a, k, t, 0, sl, dl, es, count, fn, arg, f, nb, multi, dst, src)
-	a.take(a.dst, "dst", dst, dsts, multi, im.n)
-	a.take(a.src, "src", src, srcs, multi, im.n)
+	a.take(a.Dst, "dst", dst, dsts, multi, im.n)
+	a.take(a.Src, "src", src, srcs, multi, im.n)
 	if !a.repeat {
 		dd := alg.Dist{Layout: dl, P: a.P, Count: count}
 		if a.err == nil {
@@ -159,7 +160,7 @@ func (im *Image) prefix(t *images.Team, dst []byte, dsts [][]byte, dl alg.Layout
 		for m := lo; m < hi && a.err == nil; m++ {
 			a.source(m, sd)
 			n := dd.LocalLen(a.tn.mem[m])
-			a.buffer("dst", m, a.dst[m], n*es, n > 0)
+			a.buffer("dst", m, a.Dst[m], n*es, n > 0)
 			a.notPartly(m)
 		}
 		a.passed(dst, src)
@@ -173,12 +174,12 @@ func (im *Image) prefix(t *images.Team, dst []byte, dsts [][]byte, dl alg.Layout
 // and src (the single-address forms' buffers), it sets a.repeat and
 // checks nothing more: the caller then skips its own buffer checks too
 // (repeat.go).
-func (im *Image) compArgs(a *callArgs, k kind, t *images.Team, root int, sl, dl alg.Layout, es, count, fn, arg int, f gsync.Flags, nb, multi bool, dst, src []byte) alg.Dist {
+func (im *Image) compArgs(a *callArgs, k plan.Kind, t *images.Team, root int, sl, dl alg.Layout, es, count, fn, arg int, f gsync.Flags, nb, multi bool, dst, src []byte) alg.Dist {
 	if !multi && im.again(a, k, t, root, sl, dl, es, count, fn, arg, f, nb, dst, src) {
 		return alg.Dist{Layout: sl, P: a.P, Count: count}
 	}
 	im.args(a, k, t, root, 0, f, nb, multi)
-	a.key.es, a.key.count, a.key.fn, a.key.arg, a.key.sl, a.key.dl = es, count, fn, arg, sl, dl
+	a.Key.ElemSize, a.Key.Count, a.Key.Fn, a.Key.Arg, a.Key.SrcLayout, a.Key.DstLayout = es, count, fn, arg, sl, dl
 	a.es = es
 	sd := alg.Dist{Layout: sl, P: a.P, Count: count}
 	if a.err != nil {
@@ -203,7 +204,7 @@ func (im *Image) compArgs(a *callArgs, k kind, t *images.Team, root int, sl, dl 
 // source checks member k's source: its local part of the array.
 func (a *callArgs) source(k int, sd alg.Dist) {
 	n := sd.LocalLen(a.tn.mem[k])
-	a.buffer("src", k, a.src[k], n*a.es, n > 0)
+	a.buffer("src", k, a.Src[k], n*a.es, n > 0)
 }
 
 // buffer checks an element buffer: present where it applies (or under

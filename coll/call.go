@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -25,19 +26,12 @@ import (
 // schedule (sched.go) that moves data between nodes and among the node's
 // members through memory.
 
-// call is an initiation as the node runs it: the arguments every member
-// agrees on, and each member's buffers.
-type call struct {
-	key      planKey
-	dst, src [][]byte // by member: index k is team rank tn.mem[k]
-}
-
 // callArgs validates an initiation; the first problem found is kept.
 type callArgs struct {
-	// the call as the node runs it: key (the schedule's cache key, filled
+	// the Call as the node runs it: key (the schedule's cache key, filled
 	// as arguments are checked) and each member's buffers (dst, src); with
 	// AllThreads only the caller's entry is set
-	call
+	plan.Call
 	single  bool // Single addressing
 	threads bool // AllThreads: the caller is one member among the node's
 	multi   bool // an m form
@@ -56,11 +50,11 @@ type callArgs struct {
 
 // args starts the validation of an initiation of kind k by im on team t
 // into a, a zero callArgs.
-func (im *Image) args(a *callArgs, k kind, t *images.Team, root, n int, f gsync.Flags, nb, multi bool) {
+func (im *Image) args(a *callArgs, k plan.Kind, t *images.Team, root, n int, f gsync.Flags, nb, multi bool) {
 	a.single, a.multi, a.nb = f&gsync.Single != 0, multi, nb
 	a.threads = f&gsync.AllThreads != 0
 	// a is fresh: fields set one by one, not a whole key copied over it
-	a.key.kind, a.key.team, a.key.f, a.key.root, a.key.n = k, t, f, root, n
+	a.Key.Kind, a.Key.Team, a.Key.Flags, a.Key.Root, a.Key.N = k, t, f, root, n
 	if a.err = im.check(); a.err != nil {
 		return
 	}
@@ -77,7 +71,7 @@ func (im *Image) args(a *callArgs, k kind, t *images.Team, root, n int, f gsync.
 		a.err = fmt.Errorf("%w: an m form with Local and AllThreads (each caller has one address: use the single-address form)", ErrAddressing)
 	case !multi && !a.threads && im.n.multi:
 		a.err = fmt.Errorf("%w: a single-address form without AllThreads where a node has several images (use the m form, or AllThreads)", ErrAddressing)
-	case k < kReduce && n <= 0:
+	case k < plan.Reduce && n <= 0:
 		a.err = fmt.Errorf("%w: got %d", ErrNBytes, n)
 	case root < 0 || root >= a.P:
 		a.err = fmt.Errorf("%w: root %d, team size %d", ErrRoot, root, a.P)
@@ -91,7 +85,7 @@ func (im *Image) args(a *callArgs, k kind, t *images.Team, root, n int, f gsync.
 	if cap(im.lists[0]) < m {
 		im.lists[0], im.lists[1] = make([][]byte, m), make([][]byte, m)
 	}
-	a.dst, a.src = im.lists[0][:m], im.lists[1][:m]
+	a.Dst, a.Src = im.lists[0][:m], im.lists[1][:m]
 	a.mine = 0
 	if a.threads {
 		a.mine = a.it.member
@@ -117,7 +111,7 @@ func (a *callArgs) members() (lo, hi int) {
 	if a.threads {
 		return a.mine, a.mine + 1
 	}
-	return 0, len(a.dst)
+	return 0, len(a.Dst)
 }
 
 // take sets argument to (a.dst or a.src) of the members from the call's
@@ -188,23 +182,23 @@ func (a *callArgs) disjoint(x, y []byte, check, identicalOK bool) {
 // spec leaves overlapping blocks of images on one node undefined; sources
 // only read are let be), except that a broadcast's source may be identical
 // to one destination.
-func crossOverlap(c *call, tn *teamNode) error {
-	return overlapAmong(c, tn, func(k int) (d, s []byte) { return c.area(k, tn) })
+func crossOverlap(c *plan.Call, tn *teamNode) error {
+	return overlapAmong(c, tn, func(k int) (d, s []byte) { return area(c, k, tn) })
 }
 
 // overlapAmong is crossOverlap with member k's data areas given by area
 // (a direct fold knows them without the general computation: direct.go).
-func overlapAmong(c *call, tn *teamNode, area func(k int) (d, s []byte)) error {
-	if len(c.dst) < 2 {
+func overlapAmong(c *plan.Call, tn *teamNode, area func(k int) (d, s []byte)) error {
+	if len(c.Dst) < 2 {
 		return nil
 	}
-	bcast := c.key.kind == kBroadcast
-	for k := range c.dst {
+	bcast := c.Key.Kind == plan.Broadcast
+	for k := range c.Dst {
 		dk, _ := area(k)
 		if len(dk) == 0 {
 			continue
 		}
-		for j := range c.dst {
+		for j := range c.Dst {
 			if j == k {
 				continue
 			}
@@ -228,7 +222,7 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 		err = a.err
 	case a.segmentErr() != nil:
 		err = a.segmentErr()
-	case a.threads && len(a.dst) > 1:
+	case a.threads && len(a.Dst) > 1:
 		h, err = im.arrive(a)
 	default:
 		if im.n.fitsDoubling(a) {
@@ -237,31 +231,31 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 				break
 			}
 		}
-		c := &a.call
-		if len(c.dst) > 1 {
+		c := &a.Call
+		if len(c.Dst) > 1 {
 			err = crossOverlap(c, a.tn)
 		}
 		if err == nil {
-			c.key.bufs(c)
+			c.Key.Bufs(c)
 			h, err = im.n.start(a.tn, c)
 		}
 	}
-	if err == nil && a.key.kind != kBarrier {
-		a.it.aggOpen = a.key.f&gsync.Aggregate != 0
+	if err == nil && a.Key.Kind != plan.Barrier {
+		a.it.aggOpen = a.Key.Flags&gsync.Aggregate != 0
 	}
-	if len(a.dst) > 1 && !a.tn.local {
+	if len(a.Dst) > 1 && !a.tn.local {
 		// What the image's lists point to is not its to keep alive. (On a
 		// team that lives on the node, the records keep the buffers until
 		// they serve again anyway: local.go.)
-		clear(a.dst)
-		clear(a.src)
+		clear(a.Dst)
+		clear(a.Src)
 	}
 	return h, engine.Rethrow(err) // a reduction function's panic, on this goroutine
 }
 
 // start initiates the schedule of c, cached or built, or makes it a
 // member of an aggregate, or ends one (aggregate.go).
-func (n *node) start(tn *teamNode, c *call) (engine.Handle, error) {
+func (n *node) start(tn *teamNode, c *plan.Call) (engine.Handle, error) {
 	agg := tn.aggregating(c)
 	if !agg && !n.checking(tn) {
 		return n.eng.Start(n.op(tn, c))
@@ -283,14 +277,14 @@ func (n *node) start(tn *teamNode, c *call) (engine.Handle, error) {
 }
 
 // op is the schedule of c: a cached one that is idle, else a new one.
-func (n *node) op(tn *teamNode, c *call) *schedOp {
+func (n *node) op(tn *teamNode, c *plan.Call) *schedOp {
 	op := n.plans.take(c)
 	if op == nil {
 		// The schedule keeps the lists of buffers: its own copies, since
 		// the caller's may live on its stack.
-		cc := call{key: c.key, dst: slices.Clone(c.dst), src: slices.Clone(c.src)}
-		g := n.geom(tn, c.key.n)
-		op = newSchedOp(n, tn, &cc, alg.WithSync(g, c.key.f, n.build(g, &cc)), g.Scratch)
+		cc := plan.Call{Key: c.Key, Dst: slices.Clone(c.Dst), Src: slices.Clone(c.Src)}
+		g := n.geom(tn, c.Key.N)
+		op = newSchedOp(n, tn, &cc, alg.WithSync(g, c.Key.Flags, n.build(g, &cc)), g.Scratch)
 		n.plans.keep(op)
 	}
 	return op
@@ -312,7 +306,7 @@ func (n *node) geom(tn *teamNode, blockSize int) alg.Geom {
 // waits for the engine's lock.
 type arrival struct {
 	tn       *teamNode
-	c        call
+	c        plan.Call
 	arrived  int
 	inner    atomic.Pointer[schedOp]
 	agg      *aggOp                // instead of inner: the Last of an aggregate (set before the record starts)
@@ -348,17 +342,17 @@ func (im *Image) arrive(a *callArgs) (engine.Handle, error) {
 	i := int(k - tn.base)
 	var rec *arrival
 	if i == len(tn.pending) {
-		rec = newArrival(tn, a.key, len(a.dst))
+		rec = newArrival(tn, a.Key, len(a.Dst))
 		rec.tagBase = tn.nextTagBase() // in initiation order
 		tn.pending = append(tn.pending, rec)
 		tn.n.eng.Arriving(1)
 	} else {
 		rec = tn.pending[i]
-		if rec.err.Load() == nil && !rec.c.key.sameCall(&a.key) {
-			rec.fail(argsDiffer("%v and %v", rec.c.key.kind, a.key.kind))
+		if rec.err.Load() == nil && !rec.c.Key.SameCall(&a.Key) {
+			rec.fail(argsDiffer("%v and %v", rec.c.Key.Kind, a.Key.Kind))
 		}
 	}
-	rec.c.dst[a.mine], rec.c.src[a.mine] = a.dst[a.mine], a.src[a.mine]
+	rec.c.Dst[a.mine], rec.c.Src[a.mine] = a.Dst[a.mine], a.Src[a.mine]
 	rec.joined[a.mine] = true
 	rec.arrived++
 	last := rec.arrived == len(tn.mem)
@@ -372,7 +366,7 @@ func (im *Image) arrive(a *callArgs) (engine.Handle, error) {
 	tn.amu.Unlock()
 	eng := tn.n.eng
 	if !last {
-		if a.key.f&gsync.Aggregate != 0 { // an aggregate's member: its handle is not to be synced
+		if a.Key.Flags&gsync.Aggregate != 0 { // an aggregate's member: its handle is not to be synced
 			return engine.Handle{}, nil
 		}
 		return eng.PendingHandle(&rec.pend, gen, a.mine), nil
@@ -388,14 +382,14 @@ func (im *Image) arrive(a *callArgs) (engine.Handle, error) {
 		if err := crossOverlap(&rec.c, tn); err != nil {
 			rec.fail(err)
 		} else if tn.aggregating(&rec.c) {
-			rec.c.key.bufs(&rec.c)
+			rec.c.Key.Bufs(&rec.c)
 			ag, err := tn.n.joinAggregate(tn, &rec.c, rec.tagBase)
 			if ag == nil { // a member: its images' handles are the invalid handle
 				return rec.finishMember(err)
 			}
 			rec.agg = ag
 		} else {
-			rec.c.key.bufs(&rec.c)
+			rec.c.Key.Bufs(&rec.c)
 			op := tn.n.op(tn, &rec.c)
 			op.bindAs(0, rec.tagBase)
 			rec.inner.Store(op)
@@ -407,7 +401,7 @@ func (im *Image) arrive(a *callArgs) (engine.Handle, error) {
 	return h, err
 }
 
-func newArrival(tn *teamNode, key planKey, members int) *arrival {
+func newArrival(tn *teamNode, key plan.Key, members int) *arrival {
 	rec, _ := arrivals.Get().(*arrival)
 	if rec == nil {
 		rec = &arrival{}
@@ -423,11 +417,11 @@ func newArrival(tn *teamNode, key planKey, members int) *arrival {
 	clear(rec.joined)
 	rec.pend.Attach(tn.n.eng, false)
 	rec.err.Store(nil)
-	rec.c.key = key
-	if cap(rec.c.dst) < members {
-		rec.c.dst, rec.c.src = make([][]byte, members), make([][]byte, members)
+	rec.c.Key = key
+	if cap(rec.c.Dst) < members {
+		rec.c.Dst, rec.c.Src = make([][]byte, members), make([][]byte, members)
 	}
-	rec.c.dst, rec.c.src = rec.c.dst[:members], rec.c.src[:members]
+	rec.c.Dst, rec.c.Src = rec.c.Dst[:members], rec.c.Src[:members]
 	return rec
 }
 
@@ -544,8 +538,8 @@ func (r *arrival) Retire() {
 
 // recycle makes the record serve another operation.
 func (r *arrival) recycle() {
-	clear(r.c.dst)
-	clear(r.c.src)
+	clear(r.c.Dst)
+	clear(r.c.Src)
 	r.tn = nil
 	r.pend.Reuse() // handles of this use are dead
 	arrivals.Put(r)

@@ -2,11 +2,10 @@ package coll
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -45,129 +44,6 @@ import (
 // tree) leaves it waiting, not writing: a hang that the stall watchdog
 // turns into an error.
 
-// ErrMismatch reports a collective whose arguments differ across the
-// images of its team (checked mode: on every image; default mode: on the
-// images that received a message of a disagreeing call).
-var ErrMismatch = errors.New("gocoll: images called a collective with different arguments")
-
-// agreedFlags are the flags every image passes alike: sync modes,
-// addressing and the segment assertions. AllThreads and Aggregate say how
-// a node's images make the call, which may differ by node.
-const agreedFlags = gsync.InMask | gsync.OutMask | gsync.AddrMask | gsync.SrcInSegment | gsync.DstInSegment
-
-// callSig is the agreed arguments of one collective.
-type callSig struct {
-	kind          kind
-	flags         gsync.Flags
-	team, seq     uint64
-	root, n       int
-	es, count, fn int
-	arg           int
-	sl, dl        alg.Layout
-}
-
-// sigWords is the number of 8-byte words of an encoded signature.
-const (
-	sigWords = 14
-	sigSize  = 8 * sigWords
-)
-
-// sigOf is the signature of key (its sequence number left 0).
-func sigOf(k *planKey) callSig {
-	s := callSig{kind: k.kind, flags: k.f & agreedFlags, root: k.root, n: k.n,
-		es: k.es, count: k.count, fn: k.fn, arg: k.arg, sl: k.sl, dl: k.dl}
-	if k.team != nil {
-		s.team = k.team.ID()
-	}
-	return s
-}
-
-func (s *callSig) words() [sigWords]uint64 {
-	return [sigWords]uint64{uint64(s.kind), uint64(s.flags), s.team, s.seq, uint64(s.root), uint64(s.n),
-		uint64(s.es), uint64(s.count), uint64(s.fn), uint64(s.arg),
-		uint64(s.sl.BlockSize), uint64(s.sl.Offset), uint64(s.dl.BlockSize), uint64(s.dl.Offset)}
-}
-
-// encode writes s into b (sigSize bytes).
-func (s *callSig) encode(b []byte) {
-	for i, w := range s.words() {
-		binary.LittleEndian.PutUint64(b[8*i:], w)
-	}
-}
-
-// decodeSig reads a signature that encode wrote.
-func decodeSig(b []byte) callSig {
-	var w [sigWords]uint64
-	for i := range w {
-		w[i] = binary.LittleEndian.Uint64(b[8*i:])
-	}
-	i := func(k int) int { return int(w[k]) }
-	return callSig{kind: kind(w[0]), flags: gsync.Flags(w[1]), team: w[2], seq: w[3], root: i(4), n: i(5),
-		es: i(6), count: i(7), fn: i(8), arg: i(9),
-		sl: alg.Layout{BlockSize: i(10), Offset: i(11)}, dl: alg.Layout{BlockSize: i(12), Offset: i(13)}}
-}
-
-// hash is a 32-bit hash of the signature's words (sequence number aside:
-// the message header carries it in full).
-func (s callSig) hash() uint32 { return uint32(s.hash64()) }
-
-// hash64 is a 64-bit FNV-1a hash of the signature's words, sequence number
-// aside.
-func (s callSig) hash64() uint64 {
-	s.seq = 0
-	h := uint64(14695981039346656037)
-	for _, w := range s.words() {
-		for k := 0; k < 64; k += 8 {
-			h = (h ^ uint64(byte(w>>k))) * 1099511628211
-		}
-	}
-	return h
-}
-
-// String shows the call as the caller wrote it, with the arguments that
-// apply to its kind.
-func (s callSig) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%v(", s.kind)
-	switch {
-	case s.kind == kBarrier:
-	case s.kind < kReduce:
-		if s.kind == kBroadcast || s.kind == kScatter || s.kind == kGather {
-			fmt.Fprintf(&b, "root=%d, ", s.root)
-		}
-		fmt.Fprintf(&b, "nbytes=%d, ", s.n)
-	default:
-		if s.kind == kReduce {
-			fmt.Fprintf(&b, "root=%d, ", s.root)
-		}
-		fmt.Fprintf(&b, "elemSize=%d, count=%d, fn=%d, arg=%d, src=%v, ", s.es, s.count, s.fn, s.arg, s.sl)
-		if s.kind >= kPrefix {
-			fmt.Fprintf(&b, "dst=%v, ", s.dl)
-		}
-	}
-	fmt.Fprintf(&b, "flags=%v, team=%d, call=%d)", s.flags, s.team, s.seq)
-	return b.String()
-}
-
-// differs names the first argument in which s and u differ, or "".
-func (s *callSig) differs(u *callSig) string {
-	names := [sigWords]string{"kind", "flags", "team", "call number", "root", "nbytes",
-		"elemSize", "count", "function", "arg", "src layout block size", "src layout offset",
-		"dst layout block size", "dst layout offset"}
-	a, b := s.words(), u.words()
-	for i := range a {
-		if a[i] != b[i] {
-			return names[i]
-		}
-	}
-	return ""
-}
-
-// mismatchErr describes a disagreement: image a called sa, image b sb.
-func mismatchErr(a int, sa *callSig, b int, sb *callSig) error {
-	return fmt.Errorf("%w (%s): image %d called %v; image %d called %v", ErrMismatch, sa.differs(sb), a, *sa, b, *sb)
-}
-
 // subAgree is where the agreement's sub-tags start: above the one-sided
 // path's (segment.go), below the prefix redistribution's (subReblock).
 const subAgree = 128
@@ -197,15 +73,15 @@ type agreement struct {
 // among the team's nodes under the call's tag base, and waits for it. The
 // error, if any, is the same on every node: the first node rank whose
 // signature differs from node rank 0's, against node rank 0's.
-func (n *node) agreeOn(tn *teamNode, c *call, base int) error {
+func (n *node) agreeOn(tn *teamNode, c *plan.Call, base int) error {
 	if !n.checking(tn) {
 		return nil
 	}
-	s := sigOf(&c.key)
-	s.seq = seqOf(base)
+	s := plan.SigOf(&c.Key)
+	s.Seq = seqOf(base)
 	ag := tn.agreement(n)
-	binary.LittleEndian.PutUint64(ag.mine, s.hash64())
-	binary.LittleEndian.PutUint64(ag.mine[8:], s.seq)
+	binary.LittleEndian.PutUint64(ag.mine, s.Hash64())
+	binary.LittleEndian.PutUint64(ag.mine[8:], s.Seq)
 	ag.op.tagBase = base
 	if err := wait(n.eng.Start(ag.op)); err != nil {
 		return err
@@ -234,23 +110,23 @@ func (tn *teamNode) agreement(n *node) *agreement {
 
 // nameMismatch gathers every node's full signature (the blocks differed,
 // on every node alike) and returns the error naming the first difference.
-func (n *node) nameMismatch(tn *teamNode, s *callSig, base int) error {
-	g := n.geom(tn, sigSize)
-	mine, all := make([]byte, sigSize), make([]byte, g.P*sigSize)
-	s.encode(mine)
+func (n *node) nameMismatch(tn *teamNode, s *plan.Sig, base int) error {
+	g := n.geom(tn, plan.SigSize)
+	mine, all := make([]byte, plan.SigSize), make([]byte, g.P*plan.SigSize)
+	s.Encode(mine)
 	if err := wait(n.eng.Start(agreeOp(n, tn, g, mine, all, base, agreeSubs))); err != nil {
 		return err
 	}
 	t := tn.team
 	for q := 1; q < g.P; q++ {
-		if string(all[q*sigSize:(q+1)*sigSize]) != string(all[:sigSize]) {
-			s0, sq := decodeSig(all[:sigSize]), decodeSig(all[q*sigSize:(q+1)*sigSize])
-			return mismatchErr(t.Image(t.Members(0)[0]), &s0, t.Image(t.Members(q)[0]), &sq)
+		if string(all[q*plan.SigSize:(q+1)*plan.SigSize]) != string(all[:plan.SigSize]) {
+			s0, sq := plan.DecodeSig(all[:plan.SigSize]), plan.DecodeSig(all[q*plan.SigSize:(q+1)*plan.SigSize])
+			return plan.MismatchErr(t.Image(t.Members(0)[0]), &s0, t.Image(t.Members(q)[0]), &sq)
 		}
 	}
 	// Blocks differ only where signatures do; equal signatures here would
 	// be a broken hash.
-	return fmt.Errorf("%w: signature blocks differ but signatures agree (call %d)", ErrMismatch, s.seq)
+	return fmt.Errorf("%w: signature blocks differ but signatures agree (call %d)", ErrMismatch, s.Seq)
 }
 
 // agreeSubs is the number of sub-tags one gather of the agreement may use
@@ -279,7 +155,7 @@ func agreeOp(n *node, tn *teamNode, g alg.Geom, mine, all []byte, base, sub int)
 			rs[r].Recvs[i].Sub += subAgree + sub
 		}
 	}
-	key := planKey{kind: kGatherAll, team: tn.team, f: gsync.InNoSync | gsync.OutMySync | gsync.Local, n: len(mine)}
+	key := plan.Key{Kind: plan.GatherAll, Team: tn.team, Flags: gsync.InNoSync | gsync.OutMySync | gsync.Local, N: len(mine)}
 	op := newRawOp(n, tn, key, rs, gsync.OutMySync, nil, base)
 	op.preset = true
 	return op

@@ -1,6 +1,9 @@
 package coll
 
-import "github.com/gocoll/gocoll/coll/internal/alg"
+import (
+	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
+)
 
 // Direct runs on a team that lives on one node. The last image to arrive
 // runs the node's operation for every member (localRec.run); for the two
@@ -37,32 +40,32 @@ const (
 )
 
 // direct reports whether call c runs directly.
-func (r *recLines) direct(c *call) bool {
-	k := &c.key
-	switch k.kind {
-	case kBroadcast:
+func (r *recLines) direct(c *plan.Call) bool {
+	k := &c.Key
+	switch k.Kind {
+	case plan.Broadcast:
 		return true
-	case kReduceAll:
-		return k.sl == alg.Cyclic && k.count == len(r.tn.mem)
+	case plan.ReduceAll:
+		return k.SrcLayout == alg.Cyclic && k.Count == len(r.tn.mem)
 	}
 	return false
 }
 
 // foldOverlap is crossOverlap for a direct fold, where every member's
 // areas are the first es bytes of its destination and of its source.
-func foldOverlap(c *call, tn *teamNode) error {
-	es := c.key.es
-	return overlapAmong(c, tn, func(k int) (d, s []byte) { return c.dst[k][:es], c.src[k][:es] })
+func foldOverlap(c *plan.Call, tn *teamNode) error {
+	es := c.Key.ElemSize
+	return overlapAmong(c, tn, func(k int) (d, s []byte) { return c.Dst[k][:es], c.Src[k][:es] })
 }
 
 // runDirect runs c directly (see direct), on the image of it.
-func (r *recLines) runDirect(c *call, it *imageTeam) error {
-	k := &c.key
-	if k.kind == kBroadcast {
-		r.blocksFrom(c, c.src[k.root]) // member k.root: team ranks are the members' indices
+func (r *recLines) runDirect(c *plan.Call, it *imageTeam) error {
+	k := &c.Key
+	if k.Kind == plan.Broadcast {
+		r.blocksFrom(c, c.Src[k.Root]) // member k.root: team ranks are the members' indices
 		return nil
 	}
-	es := k.es
+	es := k.ElemSize
 	rd := r.tn.n.reducerOf(k)
 	step := es
 	if rd.Scalar > 0 && es > foldChunk {
@@ -78,13 +81,13 @@ func (r *recLines) runDirect(c *call, it *imageTeam) error {
 	for lo := 0; lo < es; lo += step {
 		hi := min(lo+step, es)
 		n := hi - lo
-		acc := c.src[0][lo:hi]
-		for m := 1; m < len(c.src); m++ {
+		acc := c.Src[0][lo:hi]
+		for m := 1; m < len(c.Src); m++ {
 			t := scratch[m%2*step : m%2*step+n]
-			rd.Call(t, acc, c.src[m][lo:hi], n)
+			rd.Call(t, acc, c.Src[m][lo:hi], n)
 			acc = t
 		}
-		for _, d := range c.dst {
+		for _, d := range c.Dst {
 			if d != nil { // a member that folds its own (local.go, self)
 				alg.CopyData(d[lo:hi], acc)
 			}

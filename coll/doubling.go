@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -65,7 +66,7 @@ const (
 // doublingFit is a team's cached decision for the last key asked about,
 // and what a run of it needs beyond the call's buffers.
 type doublingFit struct {
-	key   planKey
+	key   plan.Key
 	ok    bool
 	sig   uint32 // the arguments' hash, as the schedule's headers carry it
 	local int    // the element's index in the member's source
@@ -84,12 +85,12 @@ func (n *node) fitsDoubling(a *callArgs) bool {
 	tn := a.tn
 	// One image on the node (so no other goroutine uses the node's
 	// doublingOp or the engine: RunAlone's condition too).
-	if n.count != 1 || a.nb || tn.local || a.key.kind != kReduceAll || tn.aggregating(&a.call) {
+	if n.count != 1 || a.nb || tn.local || a.Key.Kind != plan.ReduceAll || tn.aggregating(&a.Call) {
 		return false
 	}
 	fit := &tn.doubling
-	if !fit.key.equal(&a.key) {
-		*fit = doublingFit{key: a.key}
+	if !fit.key.Equal(&a.Key) {
+		*fit = doublingFit{key: a.Key}
 		fit.ok = n.decideDoubling(tn, fit)
 	}
 	return fit.ok
@@ -99,15 +100,15 @@ func (n *node) fitsDoubling(a *callArgs) bool {
 // when it is yes, it fills in the rest of fit.
 func (n *node) decideDoubling(tn *teamNode, fit *doublingFit) bool {
 	k := &fit.key
-	f := k.f
-	if k.es > inlineMax || f.In() == gsync.InAllSync || f.Out() == gsync.OutAllSync || n.segMode(k) != 0 || n.checking(tn) {
+	f := k.Flags
+	if k.ElemSize > inlineMax || f.In() == gsync.InAllSync || f.Out() == gsync.OutAllSync || n.segMode(k) != 0 || n.checking(tn) {
 		return false
 	}
 	t := tn.team
 	g := alg.Geom{P: t.Nodes(), Me: t.NodeRank(n.me), Team: t, Mem: tn.mem}
 	rd := n.reducerOf(k)
-	d := alg.Dist{Layout: k.sl, P: t.Size(), Count: k.count}
-	if g.P < 2 || !rd.Commutative() && !t.NodeMajor() || rd.Splits(g, d, n.opts.SplitsReduceAll(g.P, k.es)) {
+	d := alg.Dist{Layout: k.SrcLayout, P: t.Size(), Count: k.Count}
+	if g.P < 2 || !rd.Commutative() && !t.NodeMajor() || rd.Splits(g, d, n.opts.SplitsReduceAll(g.P, k.ElemSize)) {
 		return false
 	}
 	sh := rd.ShapeFor(g, d)
@@ -115,7 +116,7 @@ func (n *node) decideDoubling(tn *teamNode, fit *doublingFit) bool {
 	if !sh.Dense || sh.Rows != 1 || len(runs) != 1 || runs[0].N != 1 {
 		return false
 	}
-	fit.local, fit.rd, fit.sig = runs[0].Local, rd, sigOf(k).hash()
+	fit.local, fit.rd, fit.sig = runs[0].Local, rd, plan.SigOf(k).Hash()
 	P2 := 1
 	for P2*2 <= g.P {
 		P2 *= 2
@@ -162,10 +163,10 @@ type doublingOp struct {
 func (n *node) runDoubling(a *callArgs) (ran bool, err error) {
 	fit := &a.tn.doubling
 	o := &n.doubling
-	es := a.key.es
+	es := a.Key.ElemSize
 	// Field by field: the wire buffers and the generation stay.
 	o.n, o.tn, o.fit, o.stage = n, a.tn, fit, fit.first
-	o.dst, o.own = a.dst[0][:es], a.src[0][fit.local*es:(fit.local+1)*es]
+	o.dst, o.own = a.Dst[0][:es], a.Src[0][fit.local*es:(fit.local+1)*es]
 	o.started, o.sendOut, o.recvOut, o.cur, o.finished, o.err = false, false, false, 0, false, nil
 	if m := hdrSize + es; len(o.w[0]) != m {
 		buf := make([]byte, 3*m)
@@ -331,5 +332,5 @@ func (o *doublingOp) Stalled() string {
 	if !o.Quiet() {
 		nodes = []int{o.peer}
 	}
-	return o.tn.stalled(o.fit.key.kind, o.tagBase, nodes)
+	return o.tn.stalled(o.fit.key.Kind, o.tagBase, nodes)
 }

@@ -5,12 +5,18 @@ import (
 	"fmt"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/images"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
 // Errors of the collectives; test with errors.Is. Flag errors come from
 // package sync (sync.ErrFlags and the errors wrapping it).
+// ErrMismatch reports a collective whose arguments differ across the
+// images of its team (checked mode: on every image; default mode: on the
+// images that received a message of a disagreeing call).
+var ErrMismatch = plan.ErrMismatch
+
 var (
 	ErrNotInitialized = errors.New("gocoll: collectives not initialized (call coll.Init)")
 	ErrClosed         = errors.New("gocoll: the image was closed")

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/internal/engine"
 	"github.com/gocoll/gocoll/loggp"
@@ -268,7 +269,7 @@ func (im *Image) barrier(t *images.Team, threads gsync.Flags) error {
 		return err
 	}
 	var a callArgs
-	im.args(&a, kBarrier, t, 0, 1, gsync.InAllSync|gsync.OutAllSync|gsync.Local|threads, false, threads == 0)
+	im.args(&a, plan.Barrier, t, 0, 1, gsync.InAllSync|gsync.OutAllSync|gsync.Local|threads, false, threads == 0)
 	h, err := im.run(&a)
 	if err != nil {
 		return err

@@ -6,9 +6,9 @@ import (
 	"strings"
 	stdsync "sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -119,7 +119,7 @@ const (
 	kindShift  = 56
 )
 
-var _ [lineChain>>kindShift - numKinds]struct{} // the kinds fit their bits
+var _ [lineChain>>kindShift - plan.NumKinds]struct{} // the kinds fit their bits
 
 // Inline: in a small ReduceAll of one element per member that may read
 // sources at once (not IN_ALLSYNC), each member copies its element into
@@ -135,18 +135,18 @@ const inlineBytes = 48
 
 // inline reports whether members calling k bring their elements in their
 // lines (see inlineBytes).
-func (r *recLines) inline(k *planKey) bool { return inlineKey(k, len(r.tn.mem)) }
+func (r *recLines) inline(k *plan.Key) bool { return inlineKey(k, len(r.tn.mem)) }
 
 // inlineKey reports whether members of a team of m on the node calling k
 // bring their elements in their lines.
-func inlineKey(k *planKey, m int) bool {
-	return k.kind == kReduceAll && k.sl == alg.Cyclic && k.count == m && k.es <= inlineBytes &&
-		k.f.In() != gsync.InAllSync
+func inlineKey(k *plan.Key, m int) bool {
+	return k.Kind == plan.ReduceAll && k.SrcLayout == alg.Cyclic && k.Count == m && k.ElemSize <= inlineBytes &&
+		k.Flags.In() != gsync.InAllSync
 }
 
 // lineWord is the word of a member calling k, without flags.
-func lineWord(k *planKey) uint64 {
-	return k.sig()&(1<<kindShift-1) | uint64(k.kind)<<kindShift
+func lineWord(k *plan.Key) uint64 {
+	return k.LocalSig()&(1<<kindShift-1) | uint64(k.Kind)<<kindShift
 }
 
 var (
@@ -237,24 +237,24 @@ func (im *Image) arriveLocal(a *callArgs) (engine.Handle, error) {
 		// A broadcast root went by the ring at this call (ring.go), and
 		// this image's call is another.
 		return engine.Handle{}, argsDiffer("image %d called %v where another went by as a Broadcast's root",
-			tn.team.Image(tn.mem[a.mine]), a.key.kind)
+			tn.team.Image(tn.mem[a.mine]), a.Key.Kind)
 	}
 	it.cur = r
 	ln := &r.lines[a.mine]
-	ln.dst, ln.src = a.dst[a.mine], a.src[a.mine]
-	word := lineWord(&a.key)
+	ln.dst, ln.src = a.Dst[a.mine], a.Src[a.mine]
+	word := lineWord(&a.Key)
 	if it.ahead < maxStaged && !last && r.stageRoot(a, ln) {
 		word |= lineDone | lineStaged
 		it.ahead++
 	} else {
 		it.ahead = 0
 	}
-	agg := a.key.f&gsync.Aggregate != 0 // an aggregate's member: its handle is not to be synced
+	agg := a.Key.Flags&gsync.Aggregate != 0 // an aggregate's member: its handle is not to be synced
 	if agg {
 		word |= lineDone
 	}
-	if r.inline(&a.key) {
-		copy(ln.val[:], ln.src[:a.key.es])
+	if r.inline(&a.Key) {
+		copy(ln.val[:], ln.src[:a.Key.ElemSize])
 		if self {
 			word |= lineSelf
 		}
@@ -306,11 +306,11 @@ func (r *localRec) self(a *callArgs, h engine.Handle, sig uint64) error {
 // reduction function's panic fails it (the closure stays on the stack:
 // Run keeps no reference to it).
 func (r *recLines) fold(a *callArgs, self bool) error {
-	c := &a.call
+	c := &a.Call
 	if err := foldOverlap(c, r.tn); err != nil {
 		return err
 	}
-	if r.inline(&c.key) {
+	if r.inline(&c.Key) {
 		r.fromLines(c, a.mine, self)
 	}
 	return engine.Run(func() error { return r.runDirect(c, a.it) })
@@ -319,13 +319,13 @@ func (r *recLines) fold(a *callArgs, self bool) error {
 // fromLines makes c, whose lists gather filled for member mine, fold the
 // elements in the lines (inline): into mine's destination only (self), or
 // into those of mine and of the members that do not fold their own (run).
-func (r *recLines) fromLines(c *call, mine int, self bool) {
-	es := c.key.es
+func (r *recLines) fromLines(c *plan.Call, mine int, self bool) {
+	es := c.Key.ElemSize
 	for m := range r.lines {
 		ln := &r.lines[m]
-		c.src[m] = ln.val[:es]
+		c.Src[m] = ln.val[:es]
 		if m != mine && (self || ln.word&lineSelf != 0) {
-			c.dst[m] = nil
+			c.Dst[m] = nil
 		}
 	}
 }
@@ -335,17 +335,17 @@ func (r *recLines) fromLines(c *call, mine int, self bool) {
 // it did: the root's own block is then in its destination, and the others
 // copy theirs from the stage.
 func (r *localRec) stageRoot(a *callArgs, ln *memberLine) bool {
-	tn, k := r.tn, &a.key
-	f := k.f
-	if tn.mem[a.mine] != k.root || f.In() == gsync.InAllSync || f.Out() == gsync.OutAllSync {
+	tn, k := r.tn, &a.Key
+	f := k.Flags
+	if tn.mem[a.mine] != k.Root || f.In() == gsync.InAllSync || f.Out() == gsync.OutAllSync {
 		return false
 	}
-	n := k.n
+	n := k.N
 	var size int
-	switch k.kind {
-	case kBroadcast:
+	switch k.Kind {
+	case plan.Broadcast:
 		size = n
-	case kScatter:
+	case plan.Scatter:
 		size = n * tn.team.Size()
 	default:
 		return false
@@ -365,8 +365,8 @@ func (r *localRec) stageRoot(a *callArgs, ln *memberLine) bool {
 	}
 	alg.CopyData(stage, src)
 	own := src[:n]
-	if k.kind == kScatter {
-		own = src[k.root*n : (k.root+1)*n]
+	if k.Kind == plan.Scatter {
+		own = src[k.Root*n : (k.Root+1)*n]
 	}
 	alg.CopyData(dst, own) // alias-safe; identical blocks stay as they are
 	ln.src, ln.dst = stage, nil
@@ -379,7 +379,7 @@ func (r *localRec) stageRoot(a *callArgs, ln *memberLine) bool {
 // so it runs to its end here. The other members' handles then sync at
 // once.
 func (r *localRec) run(a *callArgs, sig uint64) (engine.Handle, error) {
-	tn, c := r.tn, &a.call
+	tn, c := r.tn, &a.Call
 	staged, err := r.gather(a, sig)
 	if err == nil {
 		switch {
@@ -387,8 +387,8 @@ func (r *localRec) run(a *callArgs, sig uint64) (engine.Handle, error) {
 			// A staged broadcast or scatter (its schedule would do the
 			// same copies, but a schedule per record's stage would defeat
 			// the cache): from the root's line's src, the stage.
-			r.blocksFrom(c, c.src[c.key.root])
-		case r.direct(c) && c.key.kind == kReduceAll:
+			r.blocksFrom(c, c.Src[c.Key.Root])
+		case r.direct(c) && c.Key.Kind == plan.ReduceAll:
 			err = r.fold(a, false)
 		default:
 			if err = crossOverlap(c, tn); err != nil {
@@ -398,7 +398,7 @@ func (r *localRec) run(a *callArgs, sig uint64) (engine.Handle, error) {
 				err = engine.Run(func() error { return r.runDirect(c, a.it) })
 				break
 			}
-			c.key.bufs(c)
+			c.Key.Bufs(c)
 			op := tn.n.op(tn, c)
 			op.bindAs(0, 0)           // a local team sends nothing: no tag
 			err = engine.Run(op.Step) // no transfer: nothing in flight if it fails
@@ -407,7 +407,7 @@ func (r *localRec) run(a *callArgs, sig uint64) (engine.Handle, error) {
 	}
 	m := len(tn.mem)
 	done := a.it.done
-	if a.key.f&gsync.Aggregate != 0 {
+	if a.Key.Flags&gsync.Aggregate != 0 {
 		done = allMembers(done, m)
 	}
 	a.it.done = done
@@ -426,14 +426,14 @@ func (r *localRec) run(a *callArgs, sig uint64) (engine.Handle, error) {
 // their own result); it reports whether the root staged its source, and
 // ErrArgsDiffer where a line's signature is not sig.
 func (r *recLines) gather(a *callArgs, sig uint64) (staged bool, err error) {
-	c, mine := &a.call, a.mine
+	c, mine := &a.Call, a.mine
 	done := append(a.it.done[:0], mine) // the image's own scratch: no shared line
 	for m := range r.lines {
 		if m == mine {
 			continue
 		}
 		ln := &r.lines[m]
-		c.dst[m], c.src[m] = ln.dst, ln.src
+		c.Dst[m], c.Src[m] = ln.dst, ln.src
 		w := ln.word
 		if w&lineSig != sig && err == nil {
 			err = r.differ(a, m)
@@ -451,21 +451,21 @@ func (r *recLines) gather(a *callArgs, sig uint64) (staged bool, err error) {
 // line contradicts.
 func (r *recLines) differ(a *callArgs, m int) error {
 	tn := r.tn
-	return argsDiffer("images %d and %d, %v", tn.team.Image(tn.mem[m]), tn.team.Image(tn.mem[a.mine]), a.key.kind)
+	return argsDiffer("images %d and %d, %v", tn.team.Image(tn.mem[m]), tn.team.Image(tn.mem[a.mine]), a.Key.Kind)
 }
 
 // blocksFrom gives every member its block of a broadcast or scatter from
 // src, the root's source (staged or its own): a staged root has no
 // destination left, and a root's destination identical to its block is
 // left as it is.
-func (r *recLines) blocksFrom(c *call, src []byte) {
-	k, n := &c.key, c.key.n
-	for m, d := range c.dst {
+func (r *recLines) blocksFrom(c *plan.Call, src []byte) {
+	k, n := &c.Key, c.Key.N
+	for m, d := range c.Dst {
 		if d == nil {
 			continue
 		}
 		from := src[:n]
-		if k.kind == kScatter {
+		if k.Kind == plan.Scatter {
 			from = src[r.tn.mem[m]*n : (r.tn.mem[m]+1)*n]
 		}
 		if !alg.Identical(d[:n], from) {
@@ -485,35 +485,9 @@ func (r *recLines) waitingFor() string {
 		if ln.at.Load() != r.num+1 {
 			missing = append(missing, tn.team.Image(tn.mem[m]))
 		} else { // its word was written before at
-			what = kind(ln.word & lineSig >> kindShift).String()
+			what = plan.Kind(ln.word & lineSig >> kindShift).String()
 		}
 	}
 	return fmt.Sprintf("%v AllThreads call #%d on %s (node %d): images %s of the node have not called it",
 		what, r.num, tn.name(), tn.n.me, strings.Trim(fmt.Sprint(missing), "[]"))
-}
-
-// sig is the call's signature: what the node's images must agree on (the
-// key without the buffers), mixed into 64 bits. Two lanes of
-// xor-and-multiply (each a bijection of its state for each field, so keys
-// that differ in one field differ), then one final mix: two calls that
-// differ get different signatures but for a chance of about 2^-56 (the
-// bits a member line keeps). It is computed on every call, so the lanes
-// run side by side rather than as one chain.
-func (k *planKey) sig() uint64 {
-	const m1, m2 = 0x9e3779b97f4a7c15, 0xc2b2ae3d27d4eb4f
-	x := uint64(k.kind) | uint64(k.f)<<8 | uint64(uint32(k.root))<<32 // kind < 2^8, flags < 2^24, root < 2^31
-	y := uint64(uintptr(unsafe.Pointer(k.team)))
-	x = (x ^ uint64(k.n)) * m1
-	y = (y ^ uint64(k.es)) * m2
-	x = (x ^ uint64(k.count)) * m1
-	y = (y ^ uint64(k.arg)) * m2
-	x = (x ^ uint64(k.fn)) * m1
-	y = (y ^ uint64(k.sl.BlockSize)) * m2
-	x = (x ^ uint64(k.sl.Offset)) * m1
-	y = (y ^ uint64(k.dl.BlockSize)) * m2
-	x = (x ^ uint64(k.dl.Offset)) * m1
-	h := x ^ (y<<32 | y>>32)
-	h ^= h >> 29
-	h *= m1
-	return h ^ h>>32
 }

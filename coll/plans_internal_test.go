@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -17,14 +18,14 @@ func TestPlanCache(t *testing.T) {
 	n := &node{}
 	tn := &teamNode{n: n}
 	buf := make([]byte, 16)
-	key := func(root int) planKey {
-		return planKey{kind: kBroadcast, f: gsync.InMySync | gsync.OutMySync | gsync.Local, root: root, n: 8, dst: idOf(buf[:8]), src: idOf(buf[8:])}
+	key := func(root int) plan.Key {
+		return plan.Key{Kind: plan.Broadcast, Flags: gsync.InMySync | gsync.OutMySync | gsync.Local, Root: root, N: 8, Dst: plan.IDOf(buf[:8]), Src: plan.IDOf(buf[8:])}
 	}
-	newOp := func(k planKey) *schedOp {
-		return newSchedOp(n, tn, &call{key: k, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}, []alg.Round{{Sends: []alg.Xfer{{Peer: 1, Buf: buf[:8], Client: true}}}}, &alg.Scratch{})
+	newOp := func(k plan.Key) *schedOp {
+		return newSchedOp(n, tn, &plan.Call{Key: k, Dst: [][]byte{buf[:8]}, Src: [][]byte{buf[8:]}}, []alg.Round{{Sends: []alg.Xfer{{Peer: 1, Buf: buf[:8], Client: true}}}}, &alg.Scratch{})
 	}
 	k0 := key(0)
-	if c.take(&call{key: k0, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}) != nil {
+	if c.take(&plan.Call{Key: k0, Dst: [][]byte{buf[:8]}, Src: [][]byte{buf[8:]}}) != nil {
 		t.Fatal("empty cache returned a schedule")
 	}
 	o := newOp(k0)
@@ -32,12 +33,12 @@ func TestPlanCache(t *testing.T) {
 	if !o.cached {
 		t.Fatal("a small schedule was not cached")
 	}
-	if c.take(&call{key: k0, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}) != nil {
+	if c.take(&plan.Call{Key: k0, Dst: [][]byte{buf[:8]}, Src: [][]byte{buf[8:]}}) != nil {
 		t.Fatal("a busy schedule was handed out")
 	}
 	o.next, o.left = 1, 0 // as after a run
 	o.Retire()
-	got := c.take(&call{key: k0, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}})
+	got := c.take(&plan.Call{Key: k0, Dst: [][]byte{buf[:8]}, Src: [][]byte{buf[8:]}})
 	if got != o {
 		t.Fatal("an idle cached schedule was not reused")
 	}
@@ -46,7 +47,7 @@ func TestPlanCache(t *testing.T) {
 			got.next, got.posted, got.state[0].sendLeft, got.clientLeft)
 	}
 	k1 := key(1)
-	if c.take(&call{key: k1, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}) != nil {
+	if c.take(&plan.Call{Key: k1, Dst: [][]byte{buf[:8]}, Src: [][]byte{buf[8:]}}) != nil {
 		t.Fatal("a schedule was handed out for another root")
 	}
 	// o is busy again: filling every way must not evict it.
@@ -54,7 +55,7 @@ func TestPlanCache(t *testing.T) {
 		c.keep(newOp(key(r)))
 	}
 	o.Retire()
-	if c.take(&call{key: k0, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}) != o {
+	if c.take(&plan.Call{Key: k0, Dst: [][]byte{buf[:8]}, Src: [][]byte{buf[8:]}}) != o {
 		t.Fatal("a busy schedule was evicted")
 	}
 }
@@ -66,23 +67,23 @@ func TestPlanBudget(t *testing.T) {
 	n := &node{}
 	tn := &teamNode{n: n}
 	buf := make([]byte, 16)
-	newOp := func(k planKey) *schedOp {
-		return newSchedOp(n, tn, &call{key: k, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}}, []alg.Round{{Sends: []alg.Xfer{{Peer: 1, Buf: buf[:8], Client: true}}}}, &alg.Scratch{})
+	newOp := func(k plan.Key) *schedOp {
+		return newSchedOp(n, tn, &plan.Call{Key: k, Dst: [][]byte{buf[:8]}, Src: [][]byte{buf[8:]}}, []alg.Round{{Sends: []alg.Xfer{{Peer: 1, Buf: buf[:8], Client: true}}}}, &alg.Scratch{})
 	}
 	big := make([]byte, planBudget/2)
-	kb := planKey{kind: kBroadcast, n: len(big), dst: idOf(big)}
+	kb := plan.Key{Kind: plan.Broadcast, N: len(big), Dst: plan.IDOf(big)}
 	ob := newOp(kb)
 	c.keep(ob)
 	if !ob.cached {
 		t.Fatal("a schedule within the budget was not cached")
 	}
-	kb.root = 1
+	kb.Root = 1
 	ob2 := newOp(kb)
 	c.keep(ob2)
 	if !ob2.cached {
 		t.Fatal("a second schedule within the budget was not cached")
 	}
-	kb.root = 2
+	kb.Root = 2
 	ob3 := newOp(kb)
 	c.keep(ob3)
 	if ob3.cached {
@@ -93,7 +94,7 @@ func TestPlanBudget(t *testing.T) {
 	if !ob3.cached || c.held.Load() > planBudget {
 		t.Fatalf("a schedule that replaces an idle one was not cached, or the budget not kept: %d bytes held", c.held.Load())
 	}
-	huge := planKey{kind: kGather, n: planBudget + 1, dst: bufID{n: planBudget + 1}}
+	huge := plan.Key{Kind: plan.Gather, N: planBudget + 1, Dst: plan.BufID{N: planBudget + 1}}
 	oh := newOp(huge)
 	c.keep(oh)
 	if oh.cached {
@@ -106,10 +107,10 @@ func TestPlanBudget(t *testing.T) {
 // covered) makes two keys differ.
 func TestPlanKeyEqual(t *testing.T) {
 	buf := make([]byte, 16)
-	base := planKey{kind: kReduceAll, f: gsync.InMySync | gsync.OutMySync | gsync.Local, root: 1, n: 2,
-		dst: idOf(buf[:8]), src: idOf(buf[8:]), bh: 3, es: 8, count: 4, fn: 5, arg: 6,
-		sl: alg.Layout{BlockSize: 1, Offset: 2}, dl: alg.Layout{BlockSize: 3, Offset: 4}}
-	if k := base; !k.equal(&base) {
+	base := plan.Key{Kind: plan.ReduceAll, Flags: gsync.InMySync | gsync.OutMySync | gsync.Local, Root: 1, N: 2,
+		Dst: plan.IDOf(buf[:8]), Src: plan.IDOf(buf[8:]), BH: 3, ElemSize: 8, Count: 4, Fn: 5, Arg: 6,
+		SrcLayout: alg.Layout{BlockSize: 1, Offset: 2}, DstLayout: alg.Layout{BlockSize: 3, Offset: 4}}
+	if k := base; !k.Equal(&base) {
 		t.Fatal("a key differs from its copy")
 	}
 	var paths [][]int // index paths of the leaf fields
@@ -138,7 +139,7 @@ func TestPlanKeyEqual(t *testing.T) {
 		default:
 			t.Fatalf("field %v of kind %v: teach this test to change it", path, f.Kind())
 		}
-		if k.equal(&base) || base.equal(&k) {
+		if k.Equal(&base) || base.Equal(&k) {
 			t.Errorf("keys that differ in field %v are equal", path)
 		}
 	}
@@ -164,7 +165,7 @@ func TestAggregateBudget(t *testing.T) {
 	}
 	n := &node{}
 	buf := make([]byte, 16)
-	o := newSchedOp(n, &teamNode{n: n}, &call{key: planKey{kind: kBroadcast, n: 8, dst: idOf(buf[:8]), src: idOf(buf[8:])}, dst: [][]byte{buf[:8]}, src: [][]byte{buf[8:]}},
+	o := newSchedOp(n, &teamNode{n: n}, &plan.Call{Key: plan.Key{Kind: plan.Broadcast, N: 8, Dst: plan.IDOf(buf[:8]), Src: plan.IDOf(buf[8:])}, Dst: [][]byte{buf[:8]}, Src: [][]byte{buf[8:]}},
 		[]alg.Round{{Sends: []alg.Xfer{{Peer: 1, Buf: buf[:8], Client: true}}}}, &alg.Scratch{})
 	pc.keep(o)
 	if o.cached {

@@ -4,6 +4,7 @@ import (
 	"unsafe"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/images"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -42,7 +43,7 @@ type passedCall struct {
 // passed call and reports true when the call (compArgs' arguments, a
 // single-address form) repeats it; a.repeat then tells the caller to skip
 // its buffer checks.
-func (im *Image) again(a *callArgs, k kind, t *images.Team, root int, sl, dl alg.Layout, es, count, fn, arg int, f gsync.Flags, nb bool, dst, src []byte) bool {
+func (im *Image) again(a *callArgs, k plan.Kind, t *images.Team, root int, sl, dl alg.Layout, es, count, fn, arg int, f gsync.Flags, nb bool, dst, src []byte) bool {
 	if im.check() != nil {
 		return false // the checks report it
 	}
@@ -51,15 +52,15 @@ func (im *Image) again(a *callArgs, k kind, t *images.Team, root int, sl, dl alg
 		return false
 	}
 	p := &it.passed
-	q := &p.args.key
-	if q.kind != k || q.f != f || q.root != root || q.es != es || q.count != count || q.fn != fn || q.arg != arg ||
-		q.sl != sl || q.dl != dl || p.args.nb != nb ||
+	q := &p.args.Key
+	if q.Kind != k || q.Flags != f || q.Root != root || q.ElemSize != es || q.Count != count || q.Fn != fn || q.Arg != arg ||
+		q.SrcLayout != sl || q.DstLayout != dl || p.args.nb != nb ||
 		p.dst != address(dst) || p.dn != len(dst) || p.src != address(src) || p.sn != len(src) {
 		return false
 	}
 	m := len(p.args.tn.mem)
 	*a = p.args
-	a.dst, a.src = im.lists[0][:m], im.lists[1][:m] // as args sets them
+	a.Dst, a.Src = im.lists[0][:m], im.lists[1][:m] // as args sets them
 	a.repeat = true
 	it.repeated++
 	return true
@@ -73,7 +74,7 @@ func (a *callArgs) passed(dst, src []byte) {
 	}
 	p := &a.it.passed
 	p.args = *a
-	p.args.dst, p.args.src = nil, nil
+	p.args.Dst, p.args.Src = nil, nil
 	p.dst, p.dn, p.src, p.sn = address(dst), len(dst), address(src), len(src)
 }
 

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -62,8 +63,8 @@ func (tn *teamNode) newRing() {
 // before the others are done: the blocking form, outside an aggregate,
 // without OUT_ALLSYNC.
 func selfFolds(a *callArgs) bool {
-	f := a.key.f
-	return !a.nb && f&gsync.Aggregate == 0 && f.Out() != gsync.OutAllSync && inlineKey(&a.key, len(a.tn.mem))
+	f := a.Key.Flags
+	return !a.nb && f&gsync.Aggregate == 0 && f.Out() != gsync.OutAllSync && inlineKey(&a.Key, len(a.tn.mem))
 }
 
 // ringFree reports whether the slot of call n is free for member mine to
@@ -93,9 +94,9 @@ func (it *imageTeam) byRing(a *callArgs, n uint64) (done bool, err error) {
 	rl := it.slot(n)
 	m := len(rl.lines)
 	ln := &rl.lines[mine]
-	ln.dst, ln.src = a.dst[mine], a.src[mine]
-	copy(ln.val[:], ln.src[:a.key.es])
-	sig := lineWord(&a.key)
+	ln.dst, ln.src = a.Dst[mine], a.Src[mine]
+	copy(ln.val[:], ln.src[:a.Key.ElemSize])
+	sig := lineWord(&a.Key)
 	ln.word = sig | lineSelf
 	ln.at.Store(n + 1)
 	want, next, chained := n+1, 0, false
@@ -192,9 +193,9 @@ const (
 // ring: a block that fits a line, without IN_ALLSYNC or OUT_ALLSYNC,
 // outside an aggregate.
 func castsByRing(a *callArgs) bool {
-	k := &a.key
-	return k.kind == kBroadcast && k.n <= inlineBytes && k.f.In() != gsync.InAllSync &&
-		k.f.Out() != gsync.OutAllSync && k.f&gsync.Aggregate == 0
+	k := &a.Key
+	return k.Kind == plan.Broadcast && k.N <= inlineBytes && k.Flags.In() != gsync.InAllSync &&
+		k.Flags.Out() != gsync.OutAllSync && k.Flags&gsync.Aggregate == 0
 }
 
 // decide takes decision d for call n on its candidate record r unless
@@ -227,10 +228,10 @@ func decisionOf(v, n uint64) uint64 {
 // the others, who read that line anyway, find the decision there and not
 // on the record, whose line would pass between their cores on every call.
 func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
-	tn, mine, k := it.tn, a.mine, &a.key
+	tn, mine, k := it.tn, a.mine, &a.Key
 	r := it.cur.nextRec()
 	rl := it.slot(n)
-	root := k.root // a local team's members are its ranks
+	root := k.Root // a local team's members are its ranks
 	ln, rt := &rl.lines[mine], &rl.lines[root]
 	sig, want := lineWord(k), n+1
 	defer func() {
@@ -244,7 +245,7 @@ func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
 		if !free {
 			return false, nil // its block cannot go in its line: the chain decides
 		}
-		copy(ln.val[:], a.src[mine][:k.n])
+		copy(ln.val[:], a.Src[mine][:k.N])
 		if it.ahead >= maxStaged {
 			// As far ahead as a root may run: the chain, and its line
 			// says so at once.
@@ -259,10 +260,10 @@ func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
 			return false, nil
 		case !took: // another image took the ring as this call's root
 			return true, argsDiffer("image %d and another took themselves for the %v's root",
-				tn.team.Image(tn.mem[mine]), k.kind)
+				tn.team.Image(tn.mem[mine]), k.Kind)
 		}
 		ln.at.Store(want)
-		if dst, src := a.dst[mine][:k.n], a.src[mine][:k.n]; !alg.Identical(dst, src) {
+		if dst, src := a.Dst[mine][:k.N], a.Src[mine][:k.N]; !alg.Identical(dst, src) {
 			alg.CopyData(dst, src)
 		}
 		it.ahead++ // it returns before the others came, as a staged root
@@ -325,7 +326,7 @@ func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
 	if rt.word&lineSig != sig {
 		err = rl.differ(a, root)
 	} else {
-		copy(a.dst[mine][:k.n], rt.val[:k.n])
+		copy(a.Dst[mine][:k.N], rt.val[:k.N])
 	}
 	it.ringed++
 	return true, err

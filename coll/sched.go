@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -34,9 +35,9 @@ type schedOp struct {
 	n      *node
 	tn     *teamNode
 	cd     Conduit
-	key    planKey
-	bufs   []bufID     // every member's buffers, when the node has several (see plans.go)
-	out    gsync.Flags // output sync mode
+	key    plan.Key
+	bufs   []plan.BufID // every member's buffers, when the node has several (see plans.go)
+	out    gsync.Flags  // output sync mode
 	rounds []alg.Round
 	sc     *alg.Scratch // internal buffers: back to their pools once finished, unless cached
 	seg    *segState    // the one-sided path (segment.go), or nil
@@ -79,12 +80,12 @@ type schedOp struct {
 	stateBuf [3]roundState
 }
 
-func newSchedOp(n *node, tn *teamNode, c *call, rounds []alg.Round, sc *alg.Scratch) *schedOp {
-	o := &schedOp{n: n, tn: tn, cd: n.cd, key: c.key, out: c.key.f.Out(), rounds: rounds, sc: sc}
-	if len(c.dst) > 1 {
-		o.bufs = bufIDs(c)
+func newSchedOp(n *node, tn *teamNode, c *plan.Call, rounds []alg.Round, sc *alg.Scratch) *schedOp {
+	o := &schedOp{n: n, tn: tn, cd: n.cd, key: c.Key, out: c.Key.Flags.Out(), rounds: rounds, sc: sc}
+	if len(c.Dst) > 1 {
+		o.bufs = plan.BufIDs(c)
 	}
-	if m := n.segMode(&c.key); m != 0 {
+	if m := n.segMode(&c.Key); m != 0 {
 		o.seg = &segState{mode: m}
 	}
 	o.items = o.itemBuf[:0]
@@ -351,10 +352,10 @@ func (o *schedOp) ready(r int) bool {
 // AgentSafe implements engine.AgentSafe: the progress agent may step a
 // schedule unless it calls a user function registered without AMSafe.
 func (o *schedOp) AgentSafe() bool {
-	if o.key.kind < kReduce {
+	if o.key.Kind < plan.Reduce {
 		return true
 	}
-	e, _ := o.n.entry(o.key.fn)
+	e, _ := o.n.entry(o.key.Fn)
 	return e.Flags&reducefn.AMSafe != 0
 }
 

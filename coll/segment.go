@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -86,14 +87,14 @@ type segXfer struct {
 }
 
 // segMode is the one-sided mode of a call with flags f, or 0.
-func (n *node) segMode(k *planKey) int {
-	if n.seg == nil || k.kind < kBroadcast || k.kind > kExchange {
+func (n *node) segMode(k *plan.Key) int {
+	if n.seg == nil || k.Kind < plan.Broadcast || k.Kind > plan.Exchange {
 		return 0
 	}
 	switch {
-	case k.f&gsync.DstInSegment != 0:
+	case k.Flags&gsync.DstInSegment != 0:
 		return segPut
-	case k.f&gsync.SrcInSegment != 0:
+	case k.Flags&gsync.SrcInSegment != 0:
 		return segGet
 	}
 	return 0
@@ -113,12 +114,12 @@ func (n *node) segOffset(b []byte) int64 {
 
 // checkSegment reports ErrNotInSegment when a flag asserts a data area in
 // the segment that is not there (member k of c).
-func (n *node) checkSegment(c *call, tn *teamNode, k int) error {
-	f := c.key.f
+func (n *node) checkSegment(c *plan.Call, tn *teamNode, k int) error {
+	f := c.Key.Flags
 	if f&(gsync.SrcInSegment|gsync.DstInSegment) == 0 {
 		return nil
 	}
-	d, s := c.area(k, tn)
+	d, s := area(c, k, tn)
 	who := tn.team.Image(tn.mem[k])
 	if f&gsync.DstInSegment != 0 && d != nil && n.segOffset(d) < 0 {
 		return fmt.Errorf("%w: destination of image %d", ErrNotInSegment, who)
@@ -307,13 +308,13 @@ func (o *schedOp) sendDone(x *segXfer) error {
 // segmentErr checks the data areas of the members this call names against
 // the segment flags (remembered: run asks twice).
 func (a *callArgs) segmentErr() error {
-	if a.segChecked || a.key.f&(gsync.SrcInSegment|gsync.DstInSegment) == 0 {
+	if a.segChecked || a.Key.Flags&(gsync.SrcInSegment|gsync.DstInSegment) == 0 {
 		return a.segErr
 	}
 	a.segChecked = true
 	lo, hi := a.members()
 	for k := lo; k < hi && a.segErr == nil; k++ {
-		a.segErr = a.tn.n.checkSegment(&a.call, a.tn, k)
+		a.segErr = a.tn.n.checkSegment(&a.Call, a.tn, k)
 	}
 	return a.segErr
 }

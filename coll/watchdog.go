@@ -7,6 +7,8 @@ import (
 	"strings"
 	stdsync "sync"
 	"time"
+
+	"github.com/gocoll/gocoll/coll/internal/plan"
 )
 
 // The stall watchdog's coll side (the waits are internal/engine's): the
@@ -127,11 +129,11 @@ func (tn *teamNode) waitsFor(nodes []int) string {
 }
 
 // Stalled implements engine.Staller.
-func (o *schedOp) Stalled() string { return o.tn.stalled(o.key.kind, o.tagBase, o.peersInFlight(nil)) }
+func (o *schedOp) Stalled() string { return o.tn.stalled(o.key.Kind, o.tagBase, o.peersInFlight(nil)) }
 
 // stalled says what the operation of kind k and tag base tagBase waits
 // for: transfers to and from nodes.
-func (tn *teamNode) stalled(k kind, tagBase int, nodes []int) string {
+func (tn *teamNode) stalled(k plan.Kind, tagBase int, nodes []int) string {
 	return fmt.Sprintf("%v #%d on %s (node %d): %s", k, tn.seqOf(tagBase), tn.name(), tn.n.me, tn.waitsFor(nodes))
 }
 
@@ -143,7 +145,7 @@ func (a *aggOp) Stalled() string {
 	}
 	m := &a.members[len(a.members)-1]
 	return fmt.Sprintf("an aggregate of %d collectives ending with %v #%d on %s (node %d): %s",
-		len(a.members), m.key.kind, a.tn.seqOf(m.tagBase), a.tn.name(), a.tn.n.me, a.tn.waitsFor(nodes))
+		len(a.members), m.key.Kind, a.tn.seqOf(m.tagBase), a.tn.name(), a.tn.n.me, a.tn.waitsFor(nodes))
 }
 
 // Stalled implements engine.Staller.
@@ -177,5 +179,5 @@ func (r *arrival) waitingFor() string {
 		num = fmt.Sprintf("#%d", tn.seqOf(r.tagBase))
 	}
 	return fmt.Sprintf("%v %s on %s (node %d): images %s of the node have not called it",
-		r.c.key.kind, num, tn.name(), tn.n.me, strings.Trim(fmt.Sprint(missing), "[]"))
+		r.c.Key.Kind, num, tn.name(), tn.n.me, strings.Trim(fmt.Sprint(missing), "[]"))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 )
 
 // Message headers (the default-mode check of check.go). Every non-empty
@@ -58,7 +59,7 @@ type wireX struct {
 // setupWire gives every non-empty transfer its header buffer; the items
 // are those of reset (receives, then sends, in round order).
 func (o *schedOp) setupWire() {
-	o.sigHash = sigOf(&o.key).hash()
+	o.sigHash = plan.SigOf(&o.key).Hash()
 	type pk struct {
 		peer, sub int
 		send      bool
@@ -142,14 +143,14 @@ func (o *schedOp) wireBase(sub int) (base, s int) {
 // hdrErr is nil when header h is the one this node would have sent for n
 // bytes from peer in the operation of key k, tag base tagBase and
 // arguments hash sig; else the error that says how they differ.
-func (n *node) hdrErr(h []byte, nb, peer int, k *planKey, tagBase int, sig uint32) error {
+func (n *node) hdrErr(h []byte, nb, peer int, k *plan.Key, tagBase int, sig uint32) error {
 	seq, w := binary.LittleEndian.Uint64(h), binary.LittleEndian.Uint64(h[8:])
 	mySeq := seqOf(tagBase)
 	if seq == mySeq && uint32(w>>32) == sig && int(uint32(w)) == nb {
 		return nil
 	}
-	s := sigOf(k)
-	s.seq = mySeq
+	s := plan.SigOf(k)
+	s.Seq = mySeq
 	return fmt.Errorf("%w: node %d sent for call %d a message of %d bytes with arguments hash %08x; this node (node %d) called %v, hash %08x, expecting %d bytes",
 		ErrMismatch, peer, seq, uint32(w), uint32(w>>32), n.me, s, sig, nb)
 }
