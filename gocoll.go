@@ -57,6 +57,15 @@ type StartOption func(*startConfig)
 
 type startConfig struct{ opts coll.Options }
 
+// startConfigOf is the configuration opts make.
+func startConfigOf(opts []StartOption) startConfig {
+	var c startConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
 // WithOptions starts the image with the engine's options (progress mode,
 // trees, checked mode, segments, ...; package coll, Options).
 func WithOptions(o coll.Options) StartOption {
@@ -100,10 +109,7 @@ func begin(m gsync.ProgressMode, several bool) (*mpiconduit.Conduit, error) {
 // the typed collectives need no registration. A program run without
 // mpirun is a job of one image.
 func Start(opts ...StartOption) (*coll.Image, error) {
-	var c startConfig
-	for _, o := range opts {
-		o(&c)
-	}
+	c := startConfigOf(opts)
 	started.Lock()
 	defer started.Unlock()
 	cd, err := begin(c.opts.Progress, false)
@@ -145,10 +151,7 @@ func RunImages(k int, body func(im *coll.Image) error, opts ...StartOption) erro
 	if k < 1 {
 		return fmt.Errorf("%w: %d images per process", coll.ErrImage, k)
 	}
-	var c startConfig
-	for _, o := range opts {
-		o(&c)
-	}
+	c := startConfigOf(opts)
 	started.Lock()
 	cd, err := begin(c.opts.Progress, k > 1)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/internal/engine"
@@ -81,11 +82,11 @@ type GatherAllAlgo int
 
 const (
 	// GatherAllAuto chooses by P and A (see the package documentation).
-	GatherAllAuto GatherAllAlgo = iota
+	GatherAllAuto = GatherAllAlgo(alg.GatherAllAuto)
 	// GatherAllDissemination: ceil(lg P) rounds, doubling the data each round.
-	GatherAllDissemination
+	GatherAllDissemination = GatherAllAlgo(alg.GatherAllDissemination)
 	// GatherAllExchange: P-1 steps, node p sends its block to (p+i) mod P.
-	GatherAllExchange
+	GatherAllExchange = GatherAllAlgo(alg.GatherAllExchange)
 )
 
 // InitFlags are the flags of Init; the spec reserves them and requires 0.
