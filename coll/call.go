@@ -1,6 +1,7 @@
 package coll
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	stdsync "sync"
@@ -225,19 +226,13 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 	case a.threads && len(a.Dst) > 1:
 		h, err = im.arrive(a)
 	default:
-		if im.n.fitsDoubling(a) {
-			var ran bool
-			if ran, err = im.n.runDoubling(a); ran {
-				break
-			}
-		}
 		c := &a.Call
 		if len(c.Dst) > 1 {
 			err = crossOverlap(c, a.tn)
 		}
 		if err == nil {
 			c.Key.Bufs(c)
-			h, err = im.n.start(a.tn, c)
+			h, err = im.n.start(a.tn, c, !a.nb, im.image)
 		}
 	}
 	if err == nil && a.Key.Kind != plan.Barrier {
@@ -254,11 +249,14 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 }
 
 // start initiates the schedule of c, cached or built, or makes it a
-// member of an aggregate, or ends one (aggregate.go).
-func (n *node) start(tn *teamNode, c *plan.Call) (engine.Handle, error) {
+// member of an aggregate, or ends one (aggregate.go). A blocking call
+// (blocking) runs its schedule to its end on the caller's goroutine
+// where the engine lets it (engine.Engine.RunAlone: a node of one image,
+// nothing else live), with no slot and no handle. image is the caller's.
+func (n *node) start(tn *teamNode, c *plan.Call, blocking bool, image int) (engine.Handle, error) {
 	agg := tn.aggregating(c)
 	if !agg && !n.checking(tn) {
-		return n.eng.Start(n.op(tn, c))
+		return n.launch(n.op(tn, c), blocking, image)
 	}
 	base := tn.nextTagBase()
 	if err := n.agreeOn(tn, c, base); err != nil {
@@ -267,13 +265,26 @@ func (n *node) start(tn *teamNode, c *plan.Call) (engine.Handle, error) {
 	if !agg {
 		op := n.op(tn, c)
 		op.preset, op.tagBase = true, base
-		return n.eng.Start(op)
+		return n.launch(op, blocking, image)
 	}
 	ag, err := n.joinAggregate(tn, c, base)
 	if ag == nil || err != nil {
 		return engine.Handle{}, err
 	}
 	return n.eng.Start(ag)
+}
+
+// launch runs op alone if blocking and the engine lets it, else starts it
+// in the engine.
+func (n *node) launch(op *schedOp, blocking bool, image int) (engine.Handle, error) {
+	if n.alone(blocking) {
+		if ran, err := n.eng.RunAlone(context.Background(), op); ran {
+			n.took(image, pathAlone)
+			return engine.Handle{}, err
+		}
+	}
+	n.took(image, pathEngine)
+	return n.eng.Start(op)
 }
 
 // op is the schedule of c: a cached one that is idle, else a new one.

@@ -39,14 +39,18 @@ const (
 	maxKeptFold = 4 << 20
 )
 
-// direct reports whether call c runs directly.
+// direct reports whether call c runs directly: where the selector allows
+// it, and always for a ReduceAll whose members bring their elements in
+// their lines (inline), since a member that folds its own result from
+// them (self) leaves before the record runs, and its schedule would write
+// that member's destination too.
 func (r *recLines) direct(c *plan.Call) bool {
 	k := &c.Key
 	switch k.Kind {
 	case plan.Broadcast:
-		return true
+		return r.tn.n.allows(pathDirect)
 	case plan.ReduceAll:
-		return k.SrcLayout == alg.Cyclic && k.Count == len(r.tn.mem)
+		return k.SrcLayout == alg.Cyclic && k.Count == len(r.tn.mem) && (r.inline(k) || r.tn.n.allows(pathDirect))
 	}
 	return false
 }

@@ -20,20 +20,37 @@ func AgreementOf(im *Image, t *images.Team) any {
 // chain recycles them.
 func LocalRecsMade() int64 { return localRecsMade.Load() }
 
-// RingCalls is how many of image im's AllThreads calls on team t went by
-// the ring (ring.go), for tests that check calls return to it.
-func RingCalls(im *Image, t *images.Team) uint64 {
-	it, err := im.team(t)
-	if err != nil {
-		return 0
+// WithPaths is o with a test's hold on the selector (select.go): forbid,
+// if not nil, names the paths that node (a node number) may not take, and
+// took, if not nil, is told the paths each image's calls took.
+func WithPaths(o Options, forbid func(node int) []string, took func(image int, path string)) Options {
+	h := &pathHook{}
+	if forbid != nil {
+		h.forbid = func(node int) path {
+			var set path
+			for _, name := range forbid(node) {
+				set |= pathNamed(name)
+			}
+			return set
+		}
 	}
-	return it.ringed
+	if took != nil {
+		h.took = func(image int, p path) { took(image, pathName(p)) }
+	}
+	o.paths = h
+	return o
 }
 
-// Doublings is how many blocking ReduceAll calls of image im's node ran
-// without a schedule (doubling.go), for tests that check which way a call
-// went.
-func Doublings(im *Image) uint64 { return im.n.doublings }
+// pathNamed is the path of that name in the selector's table; it panics
+// on a name the table does not have, a test's mistake.
+func pathNamed(name string) path {
+	for _, e := range paths {
+		if e.name == name {
+			return e.p
+		}
+	}
+	panic("no path " + name)
+}
 
 // Repeats is how many of image im's computational calls on team t skipped
 // the buffer checks as repeats of its last passed call (repeat.go).

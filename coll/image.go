@@ -70,6 +70,9 @@ type Options struct {
 	// or off for none) when set, else DefaultStallTimeout; negative means
 	// none.
 	StallTimeout time.Duration
+
+	// paths is a test's hold on the selector (select.go); nil outside tests.
+	paths *pathHook
 }
 
 // DefaultOneSidedMin is Options.OneSidedMin when 0: just above 8 KiB,
@@ -116,7 +119,6 @@ type imageTeam struct {
 	// on a local team (ring.go): the least fin of the other members it
 	// saw, and ringWaiting as a func value made once
 	safe        uint64
-	ringed      uint64 // calls that went by the ring
 	ringStalled func() string
 	creations   uint64     // teams made from the team so far
 	aggOpen     bool       // its last collective on the team had Aggregate (aggregate.go)

@@ -221,13 +221,15 @@ func (im *Image) arriveLocal(a *callArgs) (engine.Handle, error) {
 	// root does not stage nor its call go by the ring, where images leave
 	// before the others came. (A ReduceAll by the ring waits for all.)
 	last := it.aggOpen
-	switch {
-	case self:
+	switch nd := tn.n; {
+	case self && nd.allows(pathRing):
 		if done, err := it.byRing(a, n); done {
+			nd.took(tn.team.Image(it.rank), pathRing)
 			return engine.Handle{}, err
 		}
-	case !last && castsByRing(a):
+	case !last && castsByRing(a) && nd.allows(pathRing):
 		if done, err := it.castByRing(a, n); done {
+			nd.took(tn.team.Image(it.rank), pathRing)
 			return engine.Handle{}, err
 		}
 	}
@@ -243,9 +245,10 @@ func (im *Image) arriveLocal(a *callArgs) (engine.Handle, error) {
 	ln := &r.lines[a.mine]
 	ln.dst, ln.src = a.Dst[a.mine], a.Src[a.mine]
 	word := lineWord(&a.Key)
-	if it.ahead < maxStaged && !last && r.stageRoot(a, ln) {
+	if it.ahead < maxStaged && !last && tn.n.allows(pathStaged) && r.stageRoot(a, ln) {
 		word |= lineDone | lineStaged
 		it.ahead++
+		tn.n.took(tn.team.Image(it.rank), pathStaged)
 	} else {
 		it.ahead = 0
 	}
@@ -389,15 +392,18 @@ func (r *localRec) run(a *callArgs, sig uint64) (engine.Handle, error) {
 			// the cache): from the root's line's src, the stage.
 			r.blocksFrom(c, c.Src[c.Key.Root])
 		case r.direct(c) && c.Key.Kind == plan.ReduceAll:
+			tn.n.took(tn.team.Image(a.it.rank), pathDirect)
 			err = r.fold(a, false)
 		default:
 			if err = crossOverlap(c, tn); err != nil {
 				break
 			}
 			if r.direct(c) {
+				tn.n.took(tn.team.Image(a.it.rank), pathDirect)
 				err = engine.Run(func() error { return r.runDirect(c, a.it) })
 				break
 			}
+			tn.n.took(tn.team.Image(a.it.rank), pathRecords)
 			c.Key.Bufs(c)
 			op := tn.n.op(tn, c)
 			op.bindAs(0, 0)           // a local team sends nothing: no tag

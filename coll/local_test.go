@@ -221,7 +221,8 @@ func TestRing(t *testing.T) {
 	const T = 3
 	fns := []reducefn.Entry{reducefn.Sum[int64]()}
 	const f = gsync.InMySync | gsync.OutMySync | gsync.Local | gsync.AllThreads
-	err := colltest.RunImages([]int{T}, colltest.Options{MaxDelay: 3 * time.Microsecond}, coll.Options{}, fns, time.Minute, func(im *coll.Image, nd *colltest.Node) error {
+	ringed := make([]atomic.Uint64, T)
+	err := colltest.RunImages([]int{T}, colltest.Options{MaxDelay: 3 * time.Microsecond}, ringCounting(ringed), fns, time.Minute, func(im *coll.Image, nd *colltest.Node) error {
 		me, all := im.ImageNum(), im.TeamAll()
 		src, dst := make([]byte, 8), make([]byte, 8)
 		blocking := func(round, k int) error {
@@ -254,7 +255,7 @@ func TestRing(t *testing.T) {
 			if me == 0 {
 				nd.Rendezvous(fmt.Sprint("ahead", round), T)
 			}
-			before := coll.RingCalls(im, all)
+			before := ringed[me].Load()
 			const calls = 10
 			for k := range calls {
 				if err := blocking(round, k); err != nil {
@@ -263,7 +264,7 @@ func TestRing(t *testing.T) {
 			}
 			// The first may take the chain (a slot not yet free, or the
 			// others' handles of the stretch still unread), the rest not.
-			if n := coll.RingCalls(im, all) - before; n < calls-1 {
+			if n := ringed[me].Load() - before; n < calls-1 {
 				return fmt.Errorf("round %d (%d ahead): %d of %d blocking calls went by the ring", round, ahead, n, calls)
 			}
 			if err := gsync.WaitAll(t.Context(), hs); err != nil {
@@ -285,9 +286,9 @@ func TestRing(t *testing.T) {
 					err = h.Wait(context.Background())
 				}
 			} else {
-				before := coll.RingCalls(im, all)
+				before := ringed[me].Load()
 				err = im.ReduceAll(all, dst, src, coll.Cyclic, 8, T, 0, 0, f)
-				if ringed := coll.RingCalls(im, all) != before; err == nil && ringed != (k%3 != 0) {
+				if ringed := ringed[me].Load() != before; err == nil && ringed != (k%3 != 0) {
 					return fmt.Errorf("image %d, call %d: by the ring %v", me, k, ringed)
 				}
 			}
@@ -316,6 +317,16 @@ func TestRing(t *testing.T) {
 	}
 }
 
+// ringCounting is the options of a test that counts, by image, the calls
+// that went by the ring.
+func ringCounting(ringed []atomic.Uint64) coll.Options {
+	return coll.WithPaths(coll.Options{}, nil, func(image int, path string) {
+		if path == "ring" {
+			ringed[image].Add(1)
+		}
+	})
+}
+
 // TestRingBroadcast: a small broadcast on a team that lives on one node
 // goes by the ring when its root takes it (ring.go: the root leaves at
 // once, the others copy from its line), and by the record chain when a
@@ -333,13 +344,14 @@ func TestRing(t *testing.T) {
 func TestRingBroadcast(t *testing.T) {
 	const T = 3
 	const f = gsync.InMySync | gsync.OutMySync | gsync.Local | gsync.AllThreads
-	err := colltest.RunImages([]int{T}, colltest.Options{MaxDelay: 3 * time.Microsecond}, coll.Options{}, nil, time.Minute, func(im *coll.Image, nd *colltest.Node) error {
+	ringed := make([]atomic.Uint64, T)
+	err := colltest.RunImages([]int{T}, colltest.Options{MaxDelay: 3 * time.Microsecond}, ringCounting(ringed), nil, time.Minute, func(im *coll.Image, nd *colltest.Node) error {
 		me, all := im.ImageNum(), im.TeamAll()
 		for i := range 600 {
 			if i == 300 {
 				// A third of the calls have no image that called the
 				// non-blocking form; most of those go by the ring.
-				if n := coll.RingCalls(im, all); n < 50 {
+				if n := ringed[me].Load(); n < 50 {
 					return fmt.Errorf("image %d: %d of 300 broadcasts went by the ring", me, n)
 				}
 			}
@@ -370,7 +382,7 @@ func TestRingBroadcast(t *testing.T) {
 		// A non-blocking call before the root came: the chain.
 		nd.Rendezvous("nb", T)
 		b := make([]byte, 8)
-		before := coll.RingCalls(im, all)
+		before := ringed[me].Load()
 		var h gsync.Handle
 		var err error
 		switch me {
@@ -391,7 +403,7 @@ func TestRingBroadcast(t *testing.T) {
 		if err != nil || i64(b) != 42 {
 			return fmt.Errorf("image %d: %d, %v; want 42", me, i64(b), err)
 		}
-		if coll.RingCalls(im, all) != before {
+		if ringed[me].Load() != before {
 			return fmt.Errorf("image %d: the call went by the ring", me)
 		}
 		// A Gather against a broadcast its root took by the ring.

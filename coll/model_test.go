@@ -46,13 +46,38 @@ func formatTable(per []int) string {
 	return strings.Join(s, ",")
 }
 
-// modelOptions varies the algorithms and the progress mode with the seed.
-func modelOptions(seed uint64) coll.Options {
-	return coll.Options{
+// modelOptions varies the algorithms, the progress mode and the paths the
+// selector may take (modelForbids) with the seed, and counts the calls
+// that ran alone.
+func modelOptions(seed uint64, alone *atomic.Uint64) coll.Options {
+	o := coll.Options{
 		Tree:      coll.Tree(seed % 4),
 		GatherAll: coll.GatherAllAlgo(seed / 4 % 3),
 		Progress:  []gsync.ProgressMode{gsync.Polling, gsync.Polling, gsync.Goroutine, gsync.Periodic}[seed/12%4],
 	}
+	return coll.WithPaths(o, func(node int) []string { return modelForbids(seed, node) }, func(_ int, path string) {
+		if path == "alone" {
+			alone.Add(1)
+		}
+	})
+}
+
+// modelForbids draws the selector's paths that node may not take under
+// seed: none for even seeds, else a set of its own per node, so that the
+// model's calls take every path, and nodes that took different ones make
+// calls together.
+func modelForbids(seed uint64, node int) []string {
+	if seed%2 == 0 {
+		return nil
+	}
+	var forbid []string
+	bits := (seed/2 + uint64(node)*7) % 16
+	for i, name := range []string{"ring", "staged", "direct", "alone"} {
+		if bits&(1<<i) != 0 {
+			forbid = append(forbid, name)
+		}
+	}
+	return forbid
 }
 
 func TestModel(t *testing.T) {
@@ -92,12 +117,11 @@ func TestModel(t *testing.T) {
 			// The first image to fail ends the test soon after: the others
 			// would wait for it until the timeout (hours in a full run).
 			failed, result := make(chan error, 1), make(chan error, 1)
-			var doublings atomic.Uint64
+			var alone atomic.Uint64
 			go func() {
-				result <- colltest.RunImages(per, delay, modelOptions(seed), colltest.ModelFuncs, timeout,
+				result <- colltest.RunImages(per, delay, modelOptions(seed, &alone), colltest.ModelFuncs, timeout,
 					func(im *coll.Image, nd *colltest.Node) error {
 						err := colltest.Model(im, nd, cfg)
-						doublings.Add(coll.Doublings(im))
 						if err != nil {
 							select {
 							case failed <- err:
@@ -117,12 +141,12 @@ func TestModel(t *testing.T) {
 					err = fmt.Errorf("%w (the other images still wait)", err)
 				}
 			}
-			// A full run on nodes of one image makes blocking ReduceAll
-			// calls that run without a schedule (doubling.go) beside
-			// nodes that run it (the model's NB calls, or a live
-			// operation): the model checks their results.
-			if err == nil && ops >= 5000 && len(per) > 1 && slices.Max(per) == 1 && doublings.Load() == 0 {
-				err = fmt.Errorf("no blocking ReduceAll ran without a schedule in %d operations", ops)
+			// A full run on nodes of one image makes blocking calls that
+			// run alone beside nodes that run them in the engine (the
+			// model's NB calls, or a live operation): the model checks
+			// their results.
+			if err == nil && ops >= 5000 && len(per) > 1 && slices.Max(per) == 1 && seed%2 == 0 && alone.Load() == 0 {
+				err = fmt.Errorf("no blocking call ran alone in %d operations", ops)
 			}
 			if err != nil {
 				t.Errorf("%v\nreproduce: GOCOLL_MODEL_SEED=%d GOCOLL_MODEL_TABLE=%s GOCOLL_MODEL_OPS=%d go test -race -run 'TestModel$' ./coll/",

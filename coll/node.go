@@ -44,11 +44,13 @@ type node struct {
 	eng     *engine.Engine
 	plans   planCache
 	choices choices // the cost model's tree choices (choose.go)
-	me      int     // this node
-	first   int     // its first image
-	count   int     // its images
-	multi   bool    // some node hosts several images
-	seg     []byte  // the node's segment (its images' in a row), nil without one (segment.go)
+	// paths it may not take (a test's: select.go)
+	forbidden path
+	me        int    // this node
+	first     int    // its first image
+	count     int    // its images
+	multi     bool   // some node hosts several images
+	seg       []byte // the node's segment (its images' in a row), nil without one (segment.go)
 	// contexts: 1<<ctxBits of them (at most 64); bit c of ctxUsed is set
 	// while a team with context c lives on this node (or a creation holds it)
 	ctxBits int
@@ -66,11 +68,6 @@ type node struct {
 	initErr  error
 	creating map[createKey]*creation // team creations in progress (teams.go)
 	closed   int                     // images that called Close
-
-	// a blocking ReduceAll without a schedule (doubling.go; used only
-	// where the node has one image), and how many ran so
-	doubling  doublingOp
-	doublings uint64
 }
 
 // teamNode is a node's state for one team it hosts members of.
@@ -94,9 +91,6 @@ type teamNode struct {
 	base    uint64                    // call number of pending[0]
 	agg     aggregate                 // the open aggregate (aggregate.go)
 	agree   atomic.Pointer[agreement] // checked mode's cached agreement (check.go)
-	// whether the last key of a blocking ReduceAll runs without a
-	// schedule (doubling.go; used only where the node has one image)
-	doubling doublingFit
 	// lifetime (not counted for TeamAll, which lives as long as the node)
 	all        bool
 	unfinished atomic.Int64 // operations started and not finished
@@ -228,6 +222,9 @@ func newNode(c Conduit, table *images.Table, fns []reducefn.Entry, opts Options,
 		n.eng.Shared(n.count)
 	}
 	n.eng.SetStallTimeout(stallTimeout(opts))
+	if h := opts.paths; h != nil && h.forbid != nil {
+		n.forbidden = h.forbid(me)
+	}
 	n.multi = table.Images() > table.Nodes()
 	n.all = n.newTeamNode(table.All())
 	n.all.all = true

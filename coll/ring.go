@@ -130,7 +130,6 @@ func (it *imageTeam) byRing(a *callArgs, n uint64) (done bool, err error) {
 		}
 	}
 	it.ahead = 0
-	it.ringed++
 	tn.fins[mine].v.Store(n + 1) // done reading the slot
 	return true, err
 }
@@ -267,8 +266,7 @@ func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
 			alg.CopyData(dst, src)
 		}
 		it.ahead++ // it returns before the others came, as a staged root
-		it.ringed++
-		return true, nil
+			return true, nil
 	}
 	if free {
 		ln.word = sig // for a ReduceAll by the ring at this call to see
@@ -328,6 +326,5 @@ func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
 	} else {
 		copy(a.Dst[mine][:k.N], rt.val[:k.N])
 	}
-	it.ringed++
 	return true, err
 }

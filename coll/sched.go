@@ -62,6 +62,11 @@ type schedOp struct {
 	sigHash uint32
 	wire    []wireX
 	err     error
+	// a header that did not match on a receive of round lateRound, not
+	// started when it came: the run's failure once that round starts
+	// (checkHdr)
+	late      error
+	lateRound int
 	// preset: the next Bind keeps tagBase, taken by the initiation
 	// (checked mode agrees on the arguments under it first: check.go)
 	preset bool
@@ -98,7 +103,7 @@ func newSchedOp(n *node, tn *teamNode, c *plan.Call, rounds []alg.Round, sc *alg
 // reset prepares a run of the schedule.
 func (o *schedOp) reset() {
 	o.posted, o.next, o.left, o.clientLeft, o.clientRecvLeft = false, 0, 0, 0, 0
-	o.err = nil
+	o.err, o.late = nil, nil
 	o.items = o.items[:0]
 	if cap(o.state) < len(o.rounds) {
 		o.state = make([]roundState, len(o.rounds))
@@ -278,6 +283,10 @@ func (o *schedOp) Step() error {
 			if err := o.startRound(); err != nil {
 				return err
 			}
+		}
+		if o.late != nil && o.lateRound < o.next {
+			o.err = o.late
+			return o.err
 		}
 		if o.seg == nil {
 			break

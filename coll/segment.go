@@ -261,8 +261,11 @@ func (o *schedOp) stepSeg() error {
 		if x.acted || !x.ctlDone || !x.ctlIn || (x.send && !x.started) {
 			continue
 		}
-		if !o.checkHdr(x.ctl[8:], len(x.buf), x.peer, o.tagBase) {
-			return o.err
+		if !o.checkHdr(x.item, x.ctl[8:], len(x.buf), x.peer, o.tagBase) {
+			if o.err != nil {
+				return o.err
+			}
+			continue // late: fails once its round starts
 		}
 		x.acted = true
 		off := int64(binary.LittleEndian.Uint64(x.ctl[:]))

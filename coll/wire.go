@@ -122,11 +122,23 @@ func putHdr(h []byte, tagBase int, sig uint32, n int) {
 	binary.LittleEndian.PutUint64(h[8:], uint64(sig)<<32|uint64(uint32(n)))
 }
 
-// checkHdr fails the operation unless header h is the one this end would
-// have sent for n bytes from peer on tag base base.
-func (o *schedOp) checkHdr(h []byte, n, peer, base int) bool {
-	o.err = o.n.hdrErr(h, n, peer, &o.key, base, o.sigHash)
-	return o.err == nil
+// checkHdr fails the operation unless header h of receive item idx is the
+// one this end would have sent for n bytes from peer on tag base base. A
+// receive of a round not started yet fails the operation only once it
+// starts (late): its sends go first, so that a peer this node exchanges
+// with in that round gets a message and learns of the mismatch too.
+func (o *schedOp) checkHdr(idx uint32, h []byte, n, peer, base int) bool {
+	err := o.n.hdrErr(h, n, peer, &o.key, base, o.sigHash)
+	if err == nil {
+		return true
+	}
+	switch r := o.items[idx].round; {
+	case r < o.next:
+		o.err = err
+	case o.late == nil || r < o.lateRound:
+		o.late, o.lateRound = err, r
+	}
+	return false
 }
 
 // wireBase is the tag base and sub-tag of a transfer of sub-tag sub: the
@@ -202,7 +214,7 @@ func (o *schedOp) irecv(idx uint32, x alg.Xfer) (bool, error) {
 func (o *schedOp) hdrArrived(idx uint32) (bool, error) {
 	wx := &o.wire[idx]
 	base, sub := o.wireBase(wx.sub)
-	if !o.checkHdr(wx.w, len(wx.buf), wx.peer, base) {
+	if !o.checkHdr(idx, wx.w, len(wx.buf), wx.peer, base) {
 		return false, o.err
 	}
 	return o.cd.Irecv(wx.peer, wireTag(base, sub), wx.buf, o.token(idx))
@@ -232,7 +244,7 @@ func (o *schedOp) unwrap(idx uint32) bool {
 		return true
 	}
 	base, _ := o.wireBase(wx.sub)
-	if !o.checkHdr(wx.w, len(wx.buf), wx.peer, base) {
+	if !o.checkHdr(idx, wx.w, len(wx.buf), wx.peer, base) {
 		return false
 	}
 	copy(wx.buf, wx.w[hdrSize:])

@@ -8,8 +8,8 @@ import "context"
 // other operation to step between its polls, no agent to share progress
 // with. RunAlone then runs it under the engine's lock from its first step
 // to its end, polling the conduit itself: the slot, the handle and the
-// wait's tries are what a small collective saves (package coll's
-// doublingOp). The lock keeps every other poller out, the progress agent
+// wait's tries are what a small collective saves (package coll runs a
+// blocking call's cached schedule so). The lock keeps every other poller out, the progress agent
 // included (it only tries the lock), so every completion the conduit
 // reports is the operation's.
 
@@ -28,10 +28,12 @@ const AloneSlot = ^uint32(0)
 // not, nothing happened and the caller starts op's work in the engine.
 //
 // An error of op's Step (a panic of its user code included, as Run makes
-// it), of ctx or of the watchdog ends the run; op is then Abandoned if it
-// implements Abandoner and is not Quiet, and it is never Retired: its
-// transfers in flight keep its buffers, and their completions, if they
-// ever come, find no operation. A conduit failure fails the engine as a
+// it), of ctx or of the watchdog ends the run; as for an operation of the
+// table, op is then Retired if it is Quiet, and otherwise Abandoned if it
+// implements Abandoner, never Retired: its transfers in flight keep its
+// buffers, and since their completions, if they ever come, carry
+// AloneSlot's tokens, which a later run would take for its own, the
+// engine runs nothing alone from then on. A conduit failure fails the engine as a
 // poll's does.
 func (e *Engine) RunAlone(ctx context.Context, op Op) (ran bool, err error) {
 	if e.shared {
@@ -43,15 +45,17 @@ func (e *Engine) RunAlone(ctx context.Context, op Op) (ran bool, err error) {
 	// No defer: this is on the path of the smallest collectives, and
 	// nothing below panics (runStep recovers op's panics).
 	e.mu.Lock()
-	if e.live > 0 || e.fail != nil {
+	if e.live > 0 || e.fail != nil || e.aloneLost {
 		e.mu.Unlock()
 		return false, nil
 	}
 	op.Bind(AloneSlot)
 	err = e.runAlone(ctx, op)
-	if err == nil {
+	switch {
+	case err == nil || quiet(op):
 		op.Retire()
-	} else if !quiet(op) {
+	default:
+		e.aloneLost = true
 		if a, ok := op.(Abandoner); ok {
 			a.Abandon()
 		}

@@ -47,7 +47,7 @@ func (c *feeder) poll(done []uint64) ([]uint64, error) {
 // TestRunAlone: a blocking operation runs with the conduit to itself only
 // where nothing else can use the engine (not Shared, nothing live), to its
 // end; it gets its own completions, not others'; what it leaves in flight
-// when it fails is Abandoned, and only what succeeded is Retired; the
+// when it fails is Abandoned, and what is quiet Retired; the
 // stall watchdog and the context bound it.
 func TestRunAlone(t *testing.T) {
 	t.Run("runs to its end", func(t *testing.T) {
@@ -89,14 +89,16 @@ func TestRunAlone(t *testing.T) {
 	t.Run("fails", func(t *testing.T) {
 		boom := errors.New("boom")
 		for _, inFlight := range []int{0, 1} {
-			e := NewEngine((&fakeConduit{}).poll, nil)
+			e := NewEngine((&feeder{queue: []uint64{Token(AloneSlot, 0)}}).poll, nil)
 			op := &aloneOp{userOp: userOp{inFlight: inFlight, finishedWhen: 1}, fail: boom}
 			ran, err := e.RunAlone(context.Background(), op)
 			require.True(t, ran)
 			require.ErrorIs(t, err, boom)
-			require.Zero(t, op.retired, "a failed run is never retired")
+			require.Equal(t, 1-inFlight, op.retired, "a failed run is retired only when quiet")
 			require.Equal(t, inFlight, op.abandoned, "abandoned only with a transfer in flight")
 			require.Equal(t, 0, e.Live())
+			ran, _ = e.RunAlone(context.Background(), &aloneOp{userOp: userOp{finishedWhen: 1}})
+			require.Equal(t, inFlight == 0, ran, "nothing runs alone after a run left a transfer in flight")
 		}
 	})
 	t.Run("user code", func(t *testing.T) {

@@ -132,6 +132,7 @@ type Engine struct {
 	waiters, arriving atomic.Int32
 	lockBusy          atomic.Uint32 // tries that found the lock taken (Handle.try)
 	shared            bool          // several goroutines use the engine (Shared)
+	aloneLost         bool          // a RunAlone failed with a transfer in flight (alone.go)
 	outnumbered       bool          // they outnumber the Go processors (GOMAXPROCS)
 	// for the progress agent (agent.go)
 	unfinished atomic.Int32  // live operations not finished (changed under mu)

@@ -15,24 +15,25 @@ import (
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
-// The blocking ReduceAll that runs without a schedule (doubling.go) must
-// be the schedule on the wire: these tests mix it, call by call and node
-// by node, with the schedule (the non-blocking form, or the blocking form
-// while another operation is live), and check that the results are the
-// schedule's bit for bit and that each node went the way it should have.
+// A blocking call on a node of one image runs its schedule alone, on the
+// caller's goroutine (select.go's "alone" path), where the engine has
+// nothing else live; otherwise in the engine. Either way it is the same
+// schedule on the wire: these tests mix the two, call by call and node by
+// node, and check that the results are the engine's bit for bit and that
+// each node went the way it should have.
 
 const doublingCalls = 24
 
-// doublingMode is how node r makes call i: 0 the blocking form (without a
-// schedule, unless an operation is live), 1 the non-blocking form and a
+// doublingMode is how node r makes call i: 0 the blocking form (alone,
+// unless an operation is live), 1 the non-blocking form and a
 // wait, 2 the blocking form with a non-blocking Broadcast of every node
 // live on this node (the schedule, if the Broadcast is still live), 3 the blocking form, in place.
 func doublingMode(r, i int) int { return (r*7 + i*3 + r*i) % 4 }
 
 // doublingRun makes the calls on P nodes of one image each, every node in
 // the non-blocking form when nb is set, and returns every node's results
-// by call and the number of calls each node made without a schedule,
-// which it checks against im.Live() before each blocking call.
+// by call and the number of ReduceAll calls each node ran alone, which it
+// checks against im.Live() before each blocking call.
 func doublingRun(t *testing.T, P, fn, es int, nb bool) (res [][][]byte, direct []uint64) {
 	t.Helper()
 	res = make([][][]byte, P)
@@ -41,11 +42,12 @@ func doublingRun(t *testing.T, P, fn, es int, nb bool) (res [][][]byte, direct [
 	for i := range per {
 		per[i] = 1
 	}
+	alone := make([]atomic.Uint64, P)
 	f := gsync.InMySync | gsync.OutMySync | gsync.Local
-	err := colltest.RunImages(per, colltest.Options{MaxDelay: 20 * time.Microsecond}, coll.Options{StallTimeout: userStall}, table, time.Minute,
+	err := colltest.RunImages(per, colltest.Options{MaxDelay: 20 * time.Microsecond}, aloneCounting(alone), table, time.Minute,
 		func(im *coll.Image, _ *colltest.Node) error {
 			r := im.ImageNum()
-			want := coll.Doublings(im)
+			want := uint64(0)
 			for i := range doublingCalls {
 				mode := doublingMode(r, i)
 				if nb {
@@ -93,9 +95,9 @@ func doublingRun(t *testing.T, P, fn, es int, nb bool) (res [][][]byte, direct [
 				}
 				res[r] = append(res[r], bytes.Clone(dst))
 			}
-			direct[r] = coll.Doublings(im)
+			direct[r] = alone[r].Load() // the blocking ReduceAll calls': every other call is non-blocking
 			if direct[r] != want {
-				return fmt.Errorf("%d calls without a schedule, want %d", direct[r], want)
+				return fmt.Errorf("%d calls alone, want %d", direct[r], want)
 			}
 			return im.Close()
 		})
@@ -105,14 +107,24 @@ func doublingRun(t *testing.T, P, fn, es int, nb bool) (res [][][]byte, direct [
 	return res, direct
 }
 
-// TestDoublingMatchesSchedule: on 2 to 8 nodes (powers of two and not:
-// the pairs before and after the doubling), with a commutative float sum
-// (whose bits depend on the order of the folds) and two non-commutative
-// functions, nodes that run the call without a schedule and nodes that
-// run the schedule make each call together, and every node gets the bits
-// that the schedule alone gives (and, for the exact functions, the
+// aloneCounting is the options of a test that counts, by image, the calls
+// that ran alone.
+func aloneCounting(alone []atomic.Uint64) coll.Options {
+	return coll.WithPaths(coll.Options{StallTimeout: userStall}, nil, func(image int, path string) {
+		if path == "alone" {
+			alone[image].Add(1) // an image per node: image and node numbers are the same
+		}
+	})
+}
+
+// TestAloneMatchesEngine: on 2 to 8 nodes (powers of two and not: the
+// pairs before and after the recursive doubling), with a commutative float
+// sum (whose bits depend on the order of the folds) and two
+// non-commutative functions, nodes that run a ReduceAll alone and nodes
+// that run it in the engine make each call together, and every node gets
+// the bits that the engine alone gives (and, for the exact functions, the
 // sequential left fold).
-func TestDoublingMatchesSchedule(t *testing.T) {
+func TestAloneMatchesEngine(t *testing.T) {
 	for _, P := range []int{2, 3, 4, 5, 6, 8} {
 		for _, c := range []struct{ fn, es int }{{fnSumF64, 8}, {fnMat2, 32}, {fnConcat, 24}} {
 			t.Run(fmt.Sprintf("P=%d/fn=%d", P, c.fn), func(t *testing.T) {
@@ -121,10 +133,10 @@ func TestDoublingMatchesSchedule(t *testing.T) {
 				sched, none := doublingRun(t, P, c.fn, c.es, true)
 				for r := range P {
 					if direct[r] == 0 {
-						t.Errorf("node %d: no call ran without a schedule", r)
+						t.Errorf("node %d: no call ran alone", r)
 					}
 					if none[r] != 0 {
-						t.Errorf("node %d: %d non-blocking calls ran without a schedule", r, none[r])
+						t.Errorf("node %d: %d non-blocking calls ran alone", r, none[r])
 					}
 					for i := range doublingCalls {
 						if !bytes.Equal(mixed[r][i], sched[0][i]) {
@@ -140,10 +152,10 @@ func TestDoublingMatchesSchedule(t *testing.T) {
 	}
 }
 
-// TestDoublingMismatch: a node that runs the call without a schedule
-// checks its peer's header as the schedule does: calls with different
-// arguments fail with ErrMismatch on both sides, whichever way each went.
-func TestDoublingMismatch(t *testing.T) {
+// TestAloneMismatch: a node that runs the call alone checks its peer's
+// header as in the engine: calls with different arguments fail with
+// ErrMismatch on both sides, whichever way each went.
+func TestAloneMismatch(t *testing.T) {
 	for _, P := range []int{2, 3} {
 		t.Run(fmt.Sprint(P), func(t *testing.T) {
 			per := make([]int, P)
@@ -151,9 +163,9 @@ func TestDoublingMismatch(t *testing.T) {
 				per[i] = 1
 			}
 			errs := make([]error, P)
-			direct := make([]uint64, P)
+			direct := make([]atomic.Uint64, P)
 			f := gsync.InMySync | gsync.OutMySync | gsync.Local
-			err := colltest.RunImages(per, colltest.Options{}, coll.Options{StallTimeout: userStall}, table, time.Minute,
+			err := colltest.RunImages(per, colltest.Options{}, aloneCounting(direct), table, time.Minute,
 				func(im *coll.Image, _ *colltest.Node) error {
 					r := im.ImageNum()
 					b := make([]byte, 8)
@@ -166,15 +178,14 @@ func TestDoublingMismatch(t *testing.T) {
 					} else {
 						errs[r] = im.ReduceAll(im.TeamAll(), b, b, coll.Cyclic, 8, P, fnSumI64, 0, f)
 					}
-					direct[r] = coll.Doublings(im)
 					return nil
 				})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for r := range P - 1 {
-				if direct[r] != 1 {
-					t.Errorf("node %d: %d calls without a schedule, want 1", r, direct[r])
+				if n := direct[r].Load(); n != 1 {
+					t.Errorf("node %d: %d calls alone, want 1", r, n)
 				}
 			}
 			// Node P-1's partner in the first exchange (or pair) sees the
@@ -188,11 +199,11 @@ func TestDoublingMismatch(t *testing.T) {
 	}
 }
 
-// TestDoublingUserCode: the reduction function run without a schedule is
-// user code as the schedule's is: a call into gocoll from it fails with
+// TestAloneUserCode: the reduction function of a call run alone is user
+// code as in the engine: a call into gocoll from it fails with
 // ErrReentrant (and the collective too), its panic reaches the caller as
-// a *coll.PanicError; the next call works and runs without a schedule.
-func TestDoublingUserCode(t *testing.T) {
+// a *coll.PanicError; the next call works and runs alone.
+func TestAloneUserCode(t *testing.T) {
 	for _, what := range []string{"reentry", "panic"} {
 		t.Run(what, func(t *testing.T) {
 			const P = 2
@@ -213,7 +224,8 @@ func TestDoublingUserCode(t *testing.T) {
 			}
 			f := gsync.InMySync | gsync.OutMySync | gsync.Local
 			w := colltest.NewWorld(P, colltest.Options{})
-			err := w.RunNodes([]int{1, 1}, coll.Options{StallTimeout: userStall}, tables, time.Minute, func(im *coll.Image, _ *colltest.Node) error {
+			alone := make([]atomic.Uint64, P)
+			err := w.RunNodes([]int{1, 1}, aloneCounting(alone), tables, time.Minute, func(im *coll.Image, _ *colltest.Node) error {
 				r := im.ImageNum()
 				ims[r].Store(im)
 				armed[r].Store(true)
@@ -231,14 +243,14 @@ func TestDoublingUserCode(t *testing.T) {
 				case what == "reentry" && (!errors.Is(err, coll.ErrReentrant) || saw[r].Load() != fmt.Sprint(coll.ErrReentrant)):
 					return fmt.Errorf("the call returned %v, the function's call %v; want ErrReentrant", err, saw[r].Load())
 				}
-				if n := coll.Doublings(im); n != 1 {
-					return fmt.Errorf("%d calls without a schedule, want 1", n)
+				if n := alone[r].Load(); n != 1 {
+					return fmt.Errorf("%d calls alone, want 1", n)
 				}
 				if err := im.ReduceAll(im.TeamAll(), sum, b, coll.Cyclic, 8, P, 0, 0, f); err != nil || sum[0] != 3 {
 					return fmt.Errorf("the next call: %v, sum %d", err, sum[0])
 				}
-				if n := coll.Doublings(im); n != 2 {
-					return fmt.Errorf("%d calls without a schedule, want 2", n)
+				if n := alone[r].Load(); n != 2 {
+					return fmt.Errorf("%d calls alone, want 2", n)
 				}
 				return im.Close()
 			})
