@@ -266,7 +266,7 @@ func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
 			alg.CopyData(dst, src)
 		}
 		it.ahead++ // it returns before the others came, as a staged root
-			return true, nil
+		return true, nil
 	}
 	if free {
 		ln.word = sig // for a ReduceAll by the ring at this call to see
