@@ -153,19 +153,6 @@ func (ag *aggregate) reset() {
 	ag.open.Store(false)
 }
 
-// aggregating reports whether an initiation of c on tn joins or ends an
-// aggregate: it has the flag, or one is open. Teams on one node never
-// aggregate (nothing to coalesce).
-func (tn *teamNode) aggregating(c *plan.Call) bool {
-	if tn.local {
-		return false
-	}
-	if c.Key.Flags&gsync.Aggregate != 0 {
-		return true
-	}
-	return tn.agg.open.Load()
-}
-
 // joinAggregate adds c (its key carrying its buffers' identities) as a
 // member, or, for the Last, returns the aggregate operation, cached or
 // built (nil and no error for a member).

@@ -6,7 +6,7 @@ import (
 )
 
 // Building a schedule: a plan key and its buffers to the rounds of the
-// algorithm the choices pick (choose.go).
+// algorithm the choices pick (select.go).
 
 // build is the node's schedule of c, by its kind.
 func (n *node) build(g alg.Geom, c *plan.Call) []alg.Round {
@@ -37,7 +37,7 @@ func (n *node) build(g alg.Geom, c *plan.Call) []alg.Round {
 }
 
 // sizeChoice is the algorithm build picks for a data-movement collective
-// of key k on P nodes by its size (choose.go): members of an aggregate
+// of key k on P nodes by its size (select.go): members of an aggregate
 // fuse only where it is the same (aggregate.go).
 func (n *node) sizeChoice(k *plan.Key, P int) int {
 	switch k.Kind {

@@ -223,16 +223,21 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 		err = a.err
 	case a.segmentErr() != nil:
 		err = a.segmentErr()
-	case a.threads && len(a.Dst) > 1:
-		h, err = im.arrive(a)
 	default:
-		c := &a.Call
-		if len(c.Dst) > 1 {
-			err = crossOverlap(c, a.tn)
-		}
-		if err == nil {
-			c.Key.Bufs(c)
-			h, err = im.n.start(a.tn, c, !a.nb, im.image)
+		switch p := im.n.route(a); p {
+		case pathRecords:
+			h, err = im.arriveLocal(a)
+		case pathArrival:
+			h, err = im.arrive(a)
+		default:
+			c := &a.Call
+			if len(c.Dst) > 1 {
+				err = crossOverlap(c, a.tn)
+			}
+			if err == nil {
+				c.Key.Bufs(c)
+				h, err = im.n.start(a.tn, c, p, im.image)
+			}
 		}
 	}
 	if err == nil && a.Key.Kind != plan.Barrier {
@@ -248,15 +253,14 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 	return h, engine.Rethrow(err) // a reduction function's panic, on this goroutine
 }
 
-// start initiates the schedule of c, cached or built, or makes it a
-// member of an aggregate, or ends one (aggregate.go). A blocking call
-// (blocking) runs its schedule to its end on the caller's goroutine
-// where the engine lets it (engine.Engine.RunAlone: a node of one image,
-// nothing else live), with no slot and no handle. image is the caller's.
-func (n *node) start(tn *teamNode, c *plan.Call, blocking bool, image int) (engine.Handle, error) {
-	agg := tn.aggregating(c)
+// start initiates the schedule of c, cached or built, on path p
+// (pathAggregate: it joins or ends an aggregate, aggregate.go; pathAlone:
+// it runs to its end on the caller's goroutine if the engine lets it,
+// engine.Engine.RunAlone; else in the engine). image is the caller's.
+func (n *node) start(tn *teamNode, c *plan.Call, p path, image int) (engine.Handle, error) {
+	agg := p == pathAggregate
 	if !agg && !n.checking(tn) {
-		return n.launch(n.op(tn, c), blocking, image)
+		return n.launch(n.op(tn, c), p, image)
 	}
 	base := tn.nextTagBase()
 	if err := n.agreeOn(tn, c, base); err != nil {
@@ -265,7 +269,7 @@ func (n *node) start(tn *teamNode, c *plan.Call, blocking bool, image int) (engi
 	if !agg {
 		op := n.op(tn, c)
 		op.preset, op.tagBase = true, base
-		return n.launch(op, blocking, image)
+		return n.launch(op, p, image)
 	}
 	ag, err := n.joinAggregate(tn, c, base)
 	if ag == nil || err != nil {
@@ -274,10 +278,10 @@ func (n *node) start(tn *teamNode, c *plan.Call, blocking bool, image int) (engi
 	return n.eng.Start(ag)
 }
 
-// launch runs op alone if blocking and the engine lets it, else starts it
+// launch runs op alone on pathAlone if the engine lets it, else starts it
 // in the engine.
-func (n *node) launch(op *schedOp, blocking bool, image int) (engine.Handle, error) {
-	if n.alone(blocking) {
+func (n *node) launch(op *schedOp, p path, image int) (engine.Handle, error) {
+	if p == pathAlone {
 		if ran, err := n.eng.RunAlone(context.Background(), op); ran {
 			n.took(image, pathAlone)
 			return engine.Handle{}, err
@@ -344,9 +348,6 @@ var arrivals stdsync.Pool
 // arrive records an AllThreads initiation by member a.mine.
 func (im *Image) arrive(a *callArgs) (engine.Handle, error) {
 	tn := a.tn
-	if tn.local {
-		return im.arriveLocal(a)
-	}
 	k := a.it.calls
 	a.it.calls++
 	tn.amu.Lock()

@@ -48,11 +48,6 @@ import (
 // path's (segment.go), below the prefix redistribution's (subReblock).
 const subAgree = 128
 
-// checking reports whether collectives on tn agree on their arguments
-// first: in checked mode, where the team spans nodes (a node's own images
-// agree already: ErrArgsDiffer).
-func (n *node) checking(tn *teamNode) bool { return n.opts.Check && !tn.local }
-
 // A node's signature block in the agreement: a 64-bit hash of the agreed
 // arguments and the full sequence number. Equal blocks are taken for equal
 // calls (two different calls collide with odds of 2^-64); a difference

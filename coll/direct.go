@@ -39,22 +39,6 @@ const (
 	maxKeptFold = 4 << 20
 )
 
-// direct reports whether call c runs directly: where the selector allows
-// it, and always for a ReduceAll whose members bring their elements in
-// their lines (inline), since a member that folds its own result from
-// them (self) leaves before the record runs, and its schedule would write
-// that member's destination too.
-func (r *recLines) direct(c *plan.Call) bool {
-	k := &c.Key
-	switch k.Kind {
-	case plan.Broadcast:
-		return r.tn.n.allows(pathDirect)
-	case plan.ReduceAll:
-		return k.SrcLayout == alg.Cyclic && k.Count == len(r.tn.mem) && (r.inline(k) || r.tn.n.allows(pathDirect))
-	}
-	return false
-}
-
 // foldOverlap is crossOverlap for a direct fold, where every member's
 // areas are the first es bytes of its destination and of its source.
 func foldOverlap(c *plan.Call, tn *teamNode) error {

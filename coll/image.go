@@ -19,7 +19,7 @@ import (
 type Options struct {
 	// Tree forces the shape of broadcast, scatter, gather and the
 	// tree-based reductions; TreeAuto (the default) lets the cost model
-	// choose (choose.go).
+	// choose (select.go).
 	Tree Tree
 	// GatherAll forces an algorithm for gather_all (default GatherAllAuto).
 	GatherAll GatherAllAlgo

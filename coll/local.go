@@ -339,23 +339,11 @@ func (r *recLines) fromLines(c *plan.Call, mine int, self bool) {
 // copy theirs from the stage.
 func (r *localRec) stageRoot(a *callArgs, ln *memberLine) bool {
 	tn, k := r.tn, &a.Key
-	f := k.Flags
-	if tn.mem[a.mine] != k.Root || f.In() == gsync.InAllSync || f.Out() == gsync.OutAllSync {
+	size := stages(a)
+	if size == 0 || int(r.count.Load()) == len(tn.mem)-1 {
 		return false
 	}
 	n := k.N
-	var size int
-	switch k.Kind {
-	case plan.Broadcast:
-		size = n
-	case plan.Scatter:
-		size = n * tn.team.Size()
-	default:
-		return false
-	}
-	if size > maxStageBytes || int(r.count.Load()) == len(tn.mem)-1 {
-		return false
-	}
 	src, dst := ln.src[:size], ln.dst[:n]
 	var stage []byte
 	if size <= inlineBytes {

@@ -43,7 +43,7 @@ type node struct {
 	opts    Options
 	eng     *engine.Engine
 	plans   planCache
-	choices choices // the cost model's tree choices (choose.go)
+	choices choices // the cost model's tree choices (select.go)
 	// paths it may not take (a test's: select.go)
 	forbidden path
 	me        int    // this node

@@ -5,8 +5,6 @@ import (
 	"sync/atomic"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
-	"github.com/gocoll/gocoll/coll/internal/plan"
-	gsync "github.com/gocoll/gocoll/sync"
 )
 
 // The ring: a small ReduceAll that every member of a local team calls in
@@ -56,15 +54,6 @@ func (tn *teamNode) newRing() {
 		tn.ring = make([]memberLine, ringCalls*len(tn.mem))
 		tn.fins = make([]finLine, len(tn.mem))
 	}
-}
-
-// selfFolds reports whether member a.mine's call may fold its own result
-// from the elements the members bring in their lines (inline), leaving
-// before the others are done: the blocking form, outside an aggregate,
-// without OUT_ALLSYNC.
-func selfFolds(a *callArgs) bool {
-	f := a.Key.Flags
-	return !a.nb && f&gsync.Aggregate == 0 && f.Out() != gsync.OutAllSync && inlineKey(&a.Key, len(a.tn.mem))
 }
 
 // ringFree reports whether the slot of call n is free for member mine to
@@ -187,15 +176,6 @@ const (
 	decRing  = 1
 	decChain = 2
 )
-
-// castsByRing reports whether a's call is a broadcast that may go by the
-// ring: a block that fits a line, without IN_ALLSYNC or OUT_ALLSYNC,
-// outside an aggregate.
-func castsByRing(a *callArgs) bool {
-	k := &a.Key
-	return k.Kind == plan.Broadcast && k.N <= inlineBytes && k.Flags.In() != gsync.InAllSync &&
-		k.Flags.Out() != gsync.OutAllSync && k.Flags&gsync.Aggregate == 0
-}
 
 // decide takes decision d for call n on its candidate record r unless
 // one was taken; it returns the call's decision, and whether it took it.

@@ -86,20 +86,6 @@ type segXfer struct {
 	doneOwed  bool // get side: the read is over, the done message to send
 }
 
-// segMode is the one-sided mode of a call with flags f, or 0.
-func (n *node) segMode(k *plan.Key) int {
-	if n.seg == nil || k.Kind < plan.Broadcast || k.Kind > plan.Exchange {
-		return 0
-	}
-	switch {
-	case k.Flags&gsync.DstInSegment != 0:
-		return segPut
-	case k.Flags&gsync.SrcInSegment != 0:
-		return segGet
-	}
-	return 0
-}
-
 // segOffset is b's offset in the node's segment, or -1.
 func (n *node) segOffset(b []byte) int64 {
 	if len(b) == 0 || len(n.seg) == 0 {

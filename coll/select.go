@@ -1,9 +1,18 @@
 package coll
 
+import (
+	stdsync "sync"
+
+	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
+	"github.com/gocoll/gocoll/loggp"
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
 // The selector: how a call runs on its node. Every path is an entry of
 // paths, in the order the selector tries them, with its rule; the choice
 // of algorithm inside a schedule (by the cost model, or forced by Options)
-// is choose.go's, made once per cached schedule. A path whose rule a call
+// is made below, once per cached schedule. A path whose rule a call
 // meets may still find at run time that it cannot go (the ring's slot is
 // taken, the engine has another operation live): it then falls to the
 // next entry that applies, which every path can, since the last one,
@@ -12,7 +21,7 @@ package coll
 // Tests force a path by forbidding the ones before it (pathHook), and see
 // which path a call took through the same hook; nothing else counts.
 
-// path is one way of running a call, a bit of a path.
+// path is one way of running a call; paths or'ed together are a set.
 type path uint16
 
 const (
@@ -76,9 +85,24 @@ func (n *node) took(image int, p path) {
 	}
 }
 
-// alone reports whether a call of this node in its blocking form tries to
-// run its schedule alone: the engine decides whether it can.
-func (n *node) alone(blocking bool) bool { return blocking && n.allows(pathAlone) }
+// route is the first choice for a's call, whose arguments passed: how the
+// node's members meet (the records of a team that lives on the node, its
+// ring tried first; the arrival records), or, for a call the node makes
+// through one image, whether it joins an aggregate or runs alone (if the
+// engine lets it) or in the engine.
+func (n *node) route(a *callArgs) path {
+	switch tn := a.tn; {
+	case a.threads && len(a.Dst) > 1 && tn.local:
+		return pathRecords
+	case a.threads && len(a.Dst) > 1:
+		return pathArrival
+	case tn.aggregating(&a.Call):
+		return pathAggregate
+	case !a.nb && n.allows(pathAlone):
+		return pathAlone
+	}
+	return pathEngine
+}
 
 // pathName is p's name in the table.
 func pathName(p path) string {
@@ -88,4 +112,227 @@ func pathName(p path) string {
 		}
 	}
 	return "?"
+}
+
+// selfFolds reports whether member a.mine's call may fold its own result
+// from the elements the members bring in their lines (inline), leaving
+// before the others are done: the blocking form, outside an aggregate,
+// without OUT_ALLSYNC.
+func selfFolds(a *callArgs) bool {
+	f := a.Key.Flags
+	return !a.nb && f&gsync.Aggregate == 0 && f.Out() != gsync.OutAllSync && inlineKey(&a.Key, len(a.tn.mem))
+}
+
+// castsByRing reports whether a's call is a broadcast that may go by the
+// ring: a block that fits a line, without IN_ALLSYNC or OUT_ALLSYNC,
+// outside an aggregate.
+func castsByRing(a *callArgs) bool {
+	k := &a.Key
+	return k.Kind == plan.Broadcast && k.N <= inlineBytes && k.Flags.In() != gsync.InAllSync &&
+		k.Flags.Out() != gsync.OutAllSync && k.Flags&gsync.Aggregate == 0
+}
+
+// stages is the size of the stage of a's call if its member is a root
+// that may stage its source and leave (stageRoot): a Broadcast or Scatter
+// of at most maxStageBytes, without ALLSYNC modes; else 0.
+func stages(a *callArgs) int {
+	k := &a.Key
+	f := k.Flags
+	if a.tn.mem[a.mine] != k.Root || f.In() == gsync.InAllSync || f.Out() == gsync.OutAllSync {
+		return 0
+	}
+	size := k.N
+	switch k.Kind {
+	case plan.Broadcast:
+	case plan.Scatter:
+		size *= a.tn.team.Size()
+	default:
+		return 0
+	}
+	if size > maxStageBytes {
+		return 0
+	}
+	return size
+}
+
+// direct reports whether call c runs directly: where the selector allows
+// it, and always for a ReduceAll whose members bring their elements in
+// their lines (inline), since a member that folds its own result from
+// them (self) leaves before the record runs, and its schedule would write
+// that member's destination too.
+func (r *recLines) direct(c *plan.Call) bool {
+	k := &c.Key
+	switch k.Kind {
+	case plan.Broadcast:
+		return r.tn.n.allows(pathDirect)
+	case plan.ReduceAll:
+		return k.SrcLayout == alg.Cyclic && k.Count == len(r.tn.mem) && (r.inline(k) || r.tn.n.allows(pathDirect))
+	}
+	return false
+}
+
+// segMode is the one-sided mode of a call with flags f, or 0.
+func (n *node) segMode(k *plan.Key) int {
+	if n.seg == nil || k.Kind < plan.Broadcast || k.Kind > plan.Exchange {
+		return 0
+	}
+	switch {
+	case k.Flags&gsync.DstInSegment != 0:
+		return segPut
+	case k.Flags&gsync.SrcInSegment != 0:
+		return segGet
+	}
+	return 0
+}
+
+// aggregating reports whether an initiation of c on tn joins or ends an
+// aggregate: it has the flag, or one is open. Teams on one node never
+// aggregate (nothing to coalesce).
+func (tn *teamNode) aggregating(c *plan.Call) bool {
+	if tn.local {
+		return false
+	}
+	if c.Key.Flags&gsync.Aggregate != 0 {
+		return true
+	}
+	return tn.agg.open.Load()
+}
+
+// checking reports whether collectives on tn agree on their arguments
+// first: in checked mode, where the team spans nodes (a node's own images
+// agree already: ErrArgsDiffer).
+func (n *node) checking(tn *teamNode) bool { return n.opts.Check && !tn.local }
+
+// The choice of algorithm, made once per cached schedule (build.go asks):
+// the tree of broadcast, scatter, gather and the tree-based reductions,
+// gather_all's pattern, and whether ReduceAll splits its vector (reduce-scatter + gather_all) or exchanges it
+// whole (recursive doubling). Options can force the first two; otherwise,
+// and always for the third, the choice is the algorithm the LogGP model
+// (package loggp) predicts fastest for the team's number of nodes and the
+// bytes moved, with Options.Model's parameters (loggp.Default when zero).
+// Every node passes the same Options (Init checks), so every node picks
+// alike.
+
+// TreeUse says what a tree's edges carry, for the cost of its shape.
+type TreeUse int
+
+const (
+	// TreeBroadcast: every edge carries the message (broadcast).
+	TreeBroadcast TreeUse = iota
+	// TreeBlocks: an edge carries the blocks of its subtree (scatter,
+	// gather).
+	TreeBlocks
+	// TreeReduce: every edge carries a partial, folded at its end (reduce,
+	// the tree-based prefix reductions).
+	TreeReduce
+)
+
+// model is o.Model, or loggp.Default when zero.
+func (o Options) model() loggp.Params {
+	if o.Model.IsZero() {
+		return loggp.Default
+	}
+	return o.Model
+}
+
+// TreeFor is the tree shape a collective of that use over P nodes moving
+// k bytes per edge (per block for TreeBlocks) runs with these options:
+// Options.Tree, or the model's pick among the shapes (Binomial on ties).
+func (o Options) TreeFor(use TreeUse, P, k int) Tree {
+	if o.Tree != TreeAuto {
+		return o.Tree
+	}
+	if P <= 2 {
+		return Binomial // every shape is one edge
+	}
+	p, kk := o.model(), float64(k)
+	best, bestCost := Binomial, 0.0
+	for _, t := range []Tree{Binomial, Binary, Flat} {
+		var cost float64
+		switch use {
+		case TreeReduce:
+			cost = p.ReduceTree(P, t.Subtrees, kk)
+		case TreeBlocks:
+			cost = p.Tree(P, t.Subtrees, func(m int) float64 { return float64(m) * kk })
+		default:
+			cost = p.Tree(P, t.Subtrees, func(int) float64 { return kk })
+		}
+		if t == Binomial || cost < bestCost {
+			best, bestCost = t, cost
+		}
+	}
+	return best
+}
+
+// GatherAllFor is gather_all's pattern for P nodes of k bytes each:
+// Options.GatherAll when it forces one; with Options.A set, the LogP rule
+// of the package documentation; else the model's cheaper pattern (the
+// exchange on ties).
+func (o Options) GatherAllFor(P, k int) GatherAllAlgo {
+	if o.GatherAll != GatherAllAuto {
+		return o.GatherAll
+	}
+	if A := o.A; A > 0 {
+		if (P-1)+A <= bitsOf(P-1)*(A+1) {
+			return GatherAllExchange
+		}
+		return GatherAllDissemination
+	}
+	if _, exchange := o.model().GatherAll(P, float64(k)); exchange {
+		return GatherAllExchange
+	}
+	return GatherAllDissemination
+}
+
+// SplitsReduceAll reports whether ReduceAll of k bytes over P nodes splits
+// the vector (reduce-scatter + gather_all, where the function and layout
+// allow it) rather than exchanging it whole (recursive doubling): where
+// the model predicts it faster. The split folds 1/P of the vector on each
+// node and moves fewer bytes, at the price of more messages.
+func (o Options) SplitsReduceAll(P, k int) bool {
+	p := o.model()
+	return P > 1 && p.ReduceScatterGatherAll(P, float64(k)) < p.RecursiveDoubling(P, float64(k))
+}
+
+// choiceKey names one tree choice: by use, nodes, and the bytes per edge
+// rounded down to a power of two (the model's costs change slowly with
+// size, and the cache stays small).
+type choiceKey struct {
+	use       TreeUse
+	P, kClass int
+}
+
+// choices caches a node's tree choices: a choice walks every shape's tree
+// over the team's nodes, which at thousands of nodes costs more than a
+// small collective.
+type choices struct {
+	mu    stdsync.Mutex
+	trees map[choiceKey]alg.Tree
+}
+
+// tree is Options.TreeFor, cached, with k rounded down to a power of two.
+func (n *node) tree(use TreeUse, P, k int) alg.Tree {
+	if n.opts.Tree != TreeAuto || P <= 2 {
+		return alg.Tree(n.opts.TreeFor(use, P, k))
+	}
+	key := choiceKey{use, P, 0}
+	if k > 0 {
+		key.kClass = 1 << (bitsOf(k) - 1)
+	}
+	c := &n.choices
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t, ok := c.trees[key]; ok {
+		return t
+	}
+	t := alg.Tree(n.opts.TreeFor(use, P, key.kClass))
+	if c.trees == nil {
+		c.trees = map[choiceKey]alg.Tree{}
+	}
+	c.trees[key] = t
+	return t
+}
+
+func (n *node) gatherAllAlgo(P, k int) alg.GatherAllAlgo {
+	return alg.GatherAllAlgo(n.opts.GatherAllFor(P, k))
 }

@@ -11,7 +11,7 @@ type Tree int
 
 const (
 	// TreeAuto: the shape the cost model predicts fastest for the
-	// collective, its number of nodes and its size (choose.go). The
+	// collective, its number of nodes and its size (select.go). The
 	// default.
 	TreeAuto = Tree(alg.TreeAuto)
 	// Binomial: node v's children are v+2^j for 2^j below v's lowest set
@@ -29,5 +29,5 @@ func (t Tree) String() string { return alg.Tree(t).String() }
 // Subtrees are the child subtrees of the subtree [lo, hi) (relative ranks,
 // rooted at lo) in the order its root serves them, each as [lo, hi): the
 // schedules send to the last child first (a binomial tree's largest
-// subtree), and the cost model walks them so (choose.go, loggp.Tree).
+// subtree), and the cost model walks them so (select.go, loggp.Tree).
 func (t Tree) Subtrees(lo, hi int) [][2]int { return alg.Tree(t).Subtrees(lo, hi) }

@@ -569,6 +569,31 @@ func (m *modelImage) step(o *mop, p *pending) error {
 	return nil
 }
 
+// blocking makes o's call, a single-address form, in its blocking form.
+func blocking(im *coll.Image, t *images.Team, o *mop, root int, dst, src []byte, sl, dl coll.Layout) error {
+	switch o.kind {
+	case mReduce:
+		return im.Reduce(t, root, dst, src, sl, o.es, o.count, o.fn, 0, o.f)
+	case mReduceAll:
+		return im.ReduceAll(t, dst, src, sl, o.es, o.count, o.fn, 0, o.f)
+	case mPrefix:
+		return im.PrefixReduce(t, dst, dl, src, sl, o.es, o.count, o.fn, 0, o.f)
+	case mExPrefix:
+		return im.ExclusivePrefixReduce(t, dst, dl, src, sl, o.es, o.count, o.fn, 0, o.f)
+	}
+	switch kinds[o.kind].name {
+	case "broadcast":
+		return im.Broadcast(t, dst, root, src, o.n, o.f)
+	case "scatter":
+		return im.Scatter(t, dst, root, src, o.n, o.f)
+	case "gather":
+		return im.Gather(t, root, dst, src, o.n, o.f)
+	case "gather_all":
+		return im.GatherAll(t, dst, src, o.n, o.f)
+	}
+	return im.Exchange(t, dst, src, o.n, o.f)
+}
+
 // start calls p's operation in its form.
 func (m *modelImage) start(p *pending) (gsync.Handle, error) {
 	o, im, t := p.op, m.im, p.tm.t
@@ -576,16 +601,16 @@ func (m *modelImage) start(p *pending) (gsync.Handle, error) {
 	if o.form == EveryImage || o.form == RepresentativeSingle {
 		dst, src := p.dst[0], p.src[0]
 		sl, dl := layoutOn(o.sl, P), layoutOn(o.dl, P)
+		if !o.nb && m.nd.Images() == 1 {
+			// The blocking form itself, not NB and Wait: on a node of
+			// one image it may run its schedule alone (package coll's
+			// selector, "alone") while its peers run it in their engines.
+			return gsync.Handle{}, blocking(im, t, o, p.root, dst, src, sl, dl)
+		}
 		switch o.kind {
 		case mReduce:
 			return im.ReduceNB(t, p.root, dst, src, sl, o.es, o.count, o.fn, 0, o.f)
 		case mReduceAll:
-			if !o.nb && m.nd.Images() == 1 {
-				// The blocking form itself, not NB and Wait: on a node of
-				// one image it may run without a schedule (doubling.go in
-				// package coll) while its peers run the schedule.
-				return gsync.Handle{}, im.ReduceAll(t, dst, src, sl, o.es, o.count, o.fn, 0, o.f)
-			}
 			return im.ReduceAllNB(t, dst, src, sl, o.es, o.count, o.fn, 0, o.f)
 		case mPrefix:
 			return im.PrefixReduceNB(t, dst, dl, src, sl, o.es, o.count, o.fn, 0, o.f)

@@ -349,7 +349,7 @@ func ReduceSched(g Geom, t Tree, rd Reducer, d Dist, dstImg int, dst []byte, src
 }
 
 // ReduceAllSched: every image gets the fold. Elements are exchanged whole
-// (recursive doubling), or, with split (choose.go: large elements) and
+// (recursive doubling), or, with split (select.go: large elements) and
 // where they can be split, by a reduce-scatter and a gather_all. The
 // result lands in the first member's destination and is copied to the
 // others'.

@@ -70,7 +70,7 @@ func (t Tree) children(s span) []span {
 // Subtrees are the child subtrees of the subtree [lo, hi) (relative ranks,
 // rooted at lo) in the order its root serves them, each as [lo, hi): the
 // schedules send to the last child first (a binomial tree's largest
-// subtree), and the cost model walks them so (choose.go, loggp.Tree).
+// subtree), and the cost model walks them so (select.go, loggp.Tree).
 func (t Tree) Subtrees(lo, hi int) [][2]int {
 	cs := t.children(span{lo, hi})
 	out := make([][2]int, 0, len(cs))

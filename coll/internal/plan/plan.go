@@ -67,7 +67,7 @@ type Key struct {
 
 // Equal reports whether k and o are the same key: what == says, field by
 // field, since the compiler's == of a struct this size calls memequal
-// (doubling.go and the plan cache compare keys on every call).
+// (the plan cache compares keys on every call).
 // TestPlanKeyEqual checks that it sees every field.
 func (k *Key) Equal(o *Key) bool {
 	return k.Kind == o.Kind && k.Team == o.Team && k.Flags == o.Flags && k.Root == o.Root && k.N == o.N &&

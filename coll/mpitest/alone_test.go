@@ -11,11 +11,11 @@ import (
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
-// TestSmallReduceAllMPI: the small blocking ReduceAll that runs without a
-// schedule (coll's doubling.go, where it is checked against the schedule
-// call by call) over MPI. Ranks mix it with the non-blocking form, which
-// runs the schedule, each rank in its own pattern, and every call gets the
-// exact sum; then a run of blocking calls allocates nothing (the count is
+// TestSmallReduceAllMPI: the small blocking ReduceAll, which runs its
+// schedule alone on the caller's goroutine (coll's selector, "alone"), over
+// MPI. Ranks mix it with the non-blocking form, which runs the schedule in
+// the engine, each rank in its own pattern, and every call gets the exact
+// sum; then a run of blocking calls allocates nothing (the count is
 // the process's, with room for the runtime's own).
 func TestSmallReduceAllMPI(t *testing.T) {
 	P, me := mpi.World().Size(), mpi.World().Rank()
