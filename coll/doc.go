@@ -143,10 +143,9 @@
 // returns at once, as the root of a one-image-per-node broadcast does once
 // its sends left (so it cannot see a later image's disagreeing arguments:
 // that image reports ErrArgsDiffer). On a node of one image whose engine
-// holds no other operation, a blocking ReduceAll of one small element per
-// image runs the recursive doubling's exchanges with no schedule, slot or
-// handle, the schedule's messages on the wire, so that its peers may run
-// the schedule.
+// holds no other operation, a blocking collective runs its schedule to
+// its end on the calling goroutine, with no handle; its peers may run the
+// same call through their handles.
 //
 // # Aggregation
 //
