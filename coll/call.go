@@ -43,7 +43,8 @@ type callArgs struct {
 	mine    int // the caller's member index (with AllThreads)
 	es      int // element size of the computational ones
 	err     error
-	repeat  bool // the team's last passed call again: buffers not checked (repeat.go)
+	repeat  bool       // the team's plan again: buffers not checked (plans.go)
+	plan    *imagePlan // the image's plan of this call, if it passed the checks (plans.go)
 	// the segment flags' check (segment.go)
 	segChecked bool
 	segErr     error
@@ -236,7 +237,7 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 			}
 			if err == nil {
 				c.Key.Bufs(c)
-				h, err = im.n.start(a.tn, c, p, im.image)
+				h, err = im.n.start(a, p)
 			}
 		}
 	}
@@ -253,23 +254,24 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 	return h, engine.Rethrow(err) // a reduction function's panic, on this goroutine
 }
 
-// start initiates the schedule of c, cached or built, on path p
+// start initiates the schedule of a's call, cached or built, on path p
 // (pathAggregate: it joins or ends an aggregate, aggregate.go; pathAlone:
 // it runs to its end on the caller's goroutine if the engine lets it,
-// engine.Engine.RunAlone; else in the engine). image is the caller's.
-func (n *node) start(tn *teamNode, c *plan.Call, p path, image int) (engine.Handle, error) {
+// engine.Engine.RunAlone; else in the engine).
+func (n *node) start(a *callArgs, p path) (engine.Handle, error) {
+	tn, c := a.tn, &a.Call
 	agg := p == pathAggregate
 	if !agg && !n.checking(tn) {
-		return n.launch(n.op(tn, c), p, image)
+		return n.launch(n.planOp(a), p, a.it)
 	}
 	base := tn.nextTagBase()
 	if err := n.agreeOn(tn, c, base); err != nil {
 		return engine.Handle{}, err
 	}
 	if !agg {
-		op := n.op(tn, c)
+		op := n.planOp(a)
 		op.preset, op.tagBase = true, base
-		return n.launch(op, p, image)
+		return n.launch(op, p, a.it)
 	}
 	ag, err := n.joinAggregate(tn, c, base)
 	if ag == nil || err != nil {
@@ -278,16 +280,29 @@ func (n *node) start(tn *teamNode, c *plan.Call, p path, image int) (engine.Hand
 	return n.eng.Start(ag)
 }
 
+// planOp is the schedule of a's call: its plan's (plans.go) if still
+// cached and idle, else the node's (op), which the plan then keeps.
+func (n *node) planOp(a *callArgs) *schedOp {
+	if op := n.plans.again(a); op != nil {
+		return op
+	}
+	op := n.op(a.tn, &a.Call)
+	if pl := a.plan; pl != nil && op.id != 0 {
+		pl.way, pl.id = op.way, op.id
+	}
+	return op
+}
+
 // launch runs op alone on pathAlone if the engine lets it, else starts it
 // in the engine.
-func (n *node) launch(op *schedOp, p path, image int) (engine.Handle, error) {
+func (n *node) launch(op *schedOp, p path, it *imageTeam) (engine.Handle, error) {
 	if p == pathAlone {
 		if ran, err := n.eng.RunAlone(context.Background(), op); ran {
-			n.took(image, pathAlone)
+			n.took(it, pathAlone)
 			return engine.Handle{}, err
 		}
 	}
-	n.took(image, pathEngine)
+	n.took(it, pathEngine)
 	return n.eng.Start(op)
 }
 

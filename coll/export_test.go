@@ -41,6 +41,18 @@ func WithPaths(o Options, forbid func(node int) []string, took func(image int, p
 	return o
 }
 
+// WithPlanned is o with a test hook told, by image, of each call that
+// took its image's plan of the call before it, without checks (plans.go).
+func WithPlanned(o Options, planned func(image int)) Options {
+	h := &pathHook{planned: planned}
+	if o.paths != nil {
+		*h = *o.paths
+		h.planned = planned
+	}
+	o.paths = h
+	return o
+}
+
 // pathNamed is the path of that name in the selector's table; it panics
 // on a name the table does not have, a test's mistake.
 func pathNamed(name string) path {
@@ -50,14 +62,4 @@ func pathNamed(name string) path {
 		}
 	}
 	panic("no path " + name)
-}
-
-// Repeats is how many of image im's computational calls on team t skipped
-// the buffer checks as repeats of its last passed call (repeat.go).
-func Repeats(im *Image, t *images.Team) uint64 {
-	it, err := im.team(t)
-	if err != nil {
-		return 0
-	}
-	return it.repeated
 }

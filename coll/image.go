@@ -120,10 +120,9 @@ type imageTeam struct {
 	// saw, and ringWaiting as a func value made once
 	safe        uint64
 	ringStalled func() string
-	creations   uint64     // teams made from the team so far
-	aggOpen     bool       // its last collective on the team had Aggregate (aggregate.go)
-	passed      passedCall // its last computational call that passed the checks (repeat.go)
-	repeated    uint64     // its calls that repeated passed and skipped the checks
+	creations   uint64    // teams made from the team so far
+	aggOpen     bool      // its last collective on the team had Aggregate (aggregate.go)
+	plan        imagePlan // its last computational call that passed the checks (plans.go)
 	// on a team that lives on the node (local.go): the record of its last
 	// AllThreads call, and how many calls in a row it returned from as a
 	// staged root

@@ -224,12 +224,12 @@ func (im *Image) arriveLocal(a *callArgs) (engine.Handle, error) {
 	switch nd := tn.n; {
 	case self && nd.allows(pathRing):
 		if done, err := it.byRing(a, n); done {
-			nd.took(tn.team.Image(it.rank), pathRing)
+			nd.took(it, pathRing)
 			return engine.Handle{}, err
 		}
 	case !last && castsByRing(a) && nd.allows(pathRing):
 		if done, err := it.castByRing(a, n); done {
-			nd.took(tn.team.Image(it.rank), pathRing)
+			nd.took(it, pathRing)
 			return engine.Handle{}, err
 		}
 	}
@@ -248,7 +248,7 @@ func (im *Image) arriveLocal(a *callArgs) (engine.Handle, error) {
 	if it.ahead < maxStaged && !last && tn.n.allows(pathStaged) && r.stageRoot(a, ln) {
 		word |= lineDone | lineStaged
 		it.ahead++
-		tn.n.took(tn.team.Image(it.rank), pathStaged)
+		tn.n.took(it, pathStaged)
 	} else {
 		it.ahead = 0
 	}
@@ -380,18 +380,18 @@ func (r *localRec) run(a *callArgs, sig uint64) (engine.Handle, error) {
 			// the cache): from the root's line's src, the stage.
 			r.blocksFrom(c, c.Src[c.Key.Root])
 		case r.direct(c) && c.Key.Kind == plan.ReduceAll:
-			tn.n.took(tn.team.Image(a.it.rank), pathDirect)
+			tn.n.took(a.it, pathDirect)
 			err = r.fold(a, false)
 		default:
 			if err = crossOverlap(c, tn); err != nil {
 				break
 			}
 			if r.direct(c) {
-				tn.n.took(tn.team.Image(a.it.rank), pathDirect)
+				tn.n.took(a.it, pathDirect)
 				err = engine.Run(func() error { return r.runDirect(c, a.it) })
 				break
 			}
-			tn.n.took(tn.team.Image(a.it.rank), pathRecords)
+			tn.n.took(a.it, pathRecords)
 			c.Key.Bufs(c)
 			op := tn.n.op(tn, c)
 			op.bindAs(0, 0)           // a local team sends nothing: no tag

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,8 +16,8 @@ import (
 )
 
 // TestRepeatedCallChecks: a computational call that repeats the team's
-// last passed one (same key, same buffers) skips the buffer checks
-// (repeat.go); anything else about a call is still checked, and a call
+// last passed one (same key, same buffers) takes the image's plan of it
+// and skips the buffer checks (plans.go); anything else about a call is still checked, and a call
 // that differs in a buffer's address or length, the key, the team or the
 // form is checked in full. Every image makes the same calls, bad ones
 // included (a bad call fails where it is made, without messages).
@@ -27,9 +28,11 @@ func TestRepeatedCallChecks(t *testing.T) {
 			if per[0] > 1 {
 				f |= gsync.AllThreads
 			}
-			err := colltest.RunImages(per, colltest.Options{}, coll.Options{}, table, time.Minute,
+			planned := make([]atomic.Uint64, 3)
+			o := coll.WithPlanned(coll.Options{}, func(image int) { planned[image].Add(1) })
+			err := colltest.RunImages(per, colltest.Options{}, o, table, time.Minute,
 				func(im *coll.Image, _ *colltest.Node) error {
-					return repeatedCalls(im, f, len(per) > 2)
+					return repeatedCalls(im, f, len(per) > 2, &planned[im.ImageNum()])
 				})
 			if err != nil {
 				t.Fatal(err)
@@ -39,8 +42,9 @@ func TestRepeatedCallChecks(t *testing.T) {
 }
 
 // repeatedCalls is TestRepeatedCallChecks on one image; mForms adds the
-// m forms (nodes of one image).
-func repeatedCalls(im *coll.Image, f gsync.Flags, mForms bool) error {
+// m forms (nodes of one image); planned counts the image's calls that took
+// their plan.
+func repeatedCalls(im *coll.Image, f gsync.Flags, mForms bool, planned *atomic.Uint64) error {
 	P, r := im.Images(), im.ImageNum()
 	tm := im.TeamAll()
 	buf := make([]byte, 64)
@@ -58,17 +62,17 @@ func repeatedCalls(im *coll.Image, f gsync.Flags, mForms bool) error {
 		}
 		return nil
 	}
-	repeats := func(tm *images.Team, want uint64) error {
-		if got := coll.Repeats(im, tm); got != want {
+	repeats := func(want uint64) error { // on every team so far
+		if got := planned.Load(); got != want {
 			return fmt.Errorf("after call %d: %d calls repeated, want %d", call, got, want)
 		}
 		return nil
 	}
 	steps := []func() error{
 		func() error { return sum(tm, dst, src) },
-		func() error { return repeats(tm, 0) },
+		func() error { return repeats(0) },
 		func() error { return sum(tm, dst, src) },
-		func() error { return repeats(tm, 1) },
+		func() error { return repeats(1) },
 	}
 	// Calls that differ from the passed one in a buffer's length at the
 	// same address, in where a buffer starts, or in any other argument:
@@ -111,19 +115,19 @@ func repeatedCalls(im *coll.Image, f gsync.Flags, mForms bool) error {
 		})
 	}
 	steps = append(steps,
-		func() error { return repeats(tm, 1) },
+		func() error { return repeats(1) },
 		func() error { return sum(tm, dst, src) }, // the passed call is still the second
-		func() error { return repeats(tm, 2) },
+		func() error { return repeats(2) },
 		// in place: other buffers, checked, then repeated; the first pair
 		// is then checked again
 		func() error { return sum(tm, src, src) },
 		func() error { return sum(tm, src, src) },
-		func() error { return repeats(tm, 3) },
+		func() error { return repeats(3) },
 		func() error { return sum(tm, dst, src) },
-		func() error { return repeats(tm, 3) },
+		func() error { return repeats(3) },
 		// another function argument is checked
 		func() error { return im.ReduceAll(tm, dst, src, coll.Cyclic, 8, P, fnSumI64, 1, f) },
-		func() error { return repeats(tm, 3) },
+		func() error { return repeats(3) },
 		// another kind with the same arguments is checked, and another
 		// root
 		func() error {
@@ -132,7 +136,7 @@ func repeatedCalls(im *coll.Image, f gsync.Flags, mForms bool) error {
 		func() error {
 			return im.Reduce(tm, 0, dst, src, coll.Cyclic, 8, P, fnSumI64, 1, f)
 		},
-		func() error { return repeats(tm, 4) },
+		func() error { return repeats(4) },
 		func() error {
 			if err := im.Reduce(tm, P, dst, src, coll.Cyclic, 8, P, fnSumI64, 1, f); !errors.Is(err, coll.ErrRoot) {
 				return fmt.Errorf("Reduce to root %d: got %v, want ErrRoot", P, err)
@@ -147,7 +151,7 @@ func repeatedCalls(im *coll.Image, f gsync.Flags, mForms bool) error {
 		func() error {
 			return im.PrefixReduce(tm, dst, coll.Cyclic, src, coll.Cyclic, 8, P, fnSumI64, 0, f)
 		},
-		func() error { return repeats(tm, 5) },
+		func() error { return repeats(5) },
 		func() error {
 			bad := coll.Layout{BlockSize: -1}
 			if err := im.PrefixReduce(tm, dst, bad, src, coll.Cyclic, 8, P, fnSumI64, 0, f); !errors.Is(err, coll.ErrLayout) {
@@ -172,7 +176,7 @@ func repeatedCalls(im *coll.Image, f gsync.Flags, mForms bool) error {
 			return err
 		}
 		return gsync.WaitAll(context.Background(), []gsync.Handle{h, last})
-	}, func() error { return repeats(tm, 5) })
+	}, func() error { return repeats(5) })
 	// A team of its own: its calls repeat there; once destroyed, a call
 	// that would repeat fails.
 	var sub *images.Team
@@ -180,8 +184,7 @@ func repeatedCalls(im *coll.Image, f gsync.Flags, mForms bool) error {
 		func() (err error) { sub, err = im.Split(tm, 0, -r); return err },
 		func() error { return sum(sub, dst, src) },
 		func() error { return sum(sub, dst, src) },
-		func() error { return repeats(sub, 1) },
-		func() error { return repeats(tm, 5) },
+		func() error { return repeats(6) },
 		func() error { return im.Destroy(sub) },
 		func() error {
 			if err := im.ReduceAll(sub, dst, src, coll.Cyclic, 8, P, fnSumI64, 0, f); !errors.Is(err, coll.ErrTeamDestroyed) {
@@ -197,7 +200,7 @@ func repeatedCalls(im *coll.Image, f gsync.Flags, mForms bool) error {
 		steps = append(steps,
 			func() error { return im.ReduceAllM(tm, dsts, srcs, coll.Cyclic, 8, P, fnSumI64, 0, f) },
 			func() error { return im.ReduceAllM(tm, dsts, srcs, coll.Cyclic, 8, P, fnSumI64, 0, f) },
-			func() error { return repeats(tm, 5) },
+			func() error { return repeats(6) },
 			func() error {
 				dsts[0] = dst[:4]
 				if err := im.ReduceAllM(tm, dsts, srcs, coll.Cyclic, 8, P, fnSumI64, 0, f); !errors.Is(err, coll.ErrBufferLength) {

@@ -76,6 +76,9 @@ type schedOp struct {
 	cached bool
 	held   int
 	idle   atomic.Bool
+	// where the cache holds it, and its id there (unique on the node)
+	way int
+	id  uint64
 	// counting: this run is counted in tn.unfinished (Bind, not bindAs);
 	// counted: and has been taken off it
 	counting, counted bool

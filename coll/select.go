@@ -71,17 +71,26 @@ var paths = [...]struct {
 // calls that could take it to the next. Of the paths, ring, staged,
 // direct and alone may be forbidden; the others are where calls fall.
 type pathHook struct {
-	forbid func(node int) path
-	took   func(image int, p path)
+	forbid  func(node int) path
+	took    func(image int, p path)
+	planned func(image int) // a call of image took its plan, unchecked (plans.go)
 }
 
 // allows reports whether the node may take path p.
 func (n *node) allows(p path) bool { return n.forbidden&p == 0 }
 
-// took tells the test hook, if any, that a call of image took path p.
-func (n *node) took(image int, p path) {
+// planned tells the test hook, if any, that a call of it's image took
+// its plan.
+func (n *node) planned(it *imageTeam) {
+	if h := n.opts.paths; h != nil && h.planned != nil {
+		h.planned(it.tn.team.Image(it.rank))
+	}
+}
+
+// took tells the test hook, if any, that a call of it's image took path p.
+func (n *node) took(it *imageTeam, p path) {
 	if h := n.opts.paths; h != nil && h.took != nil {
-		h.took(image, p)
+		h.took(it.tn.team.Image(it.rank), p)
 	}
 }
 
