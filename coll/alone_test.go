@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -258,5 +259,36 @@ func TestAloneUserCode(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestAloneOutNoSync: a blocking call with OUT_NOSYNC takes the engine,
+// where its handle lets it return before its sends are complete (a run
+// alone would wait for them); with OUT_MYSYNC it runs alone.
+func TestAloneOutNoSync(t *testing.T) {
+	const P = 2
+	var mu sync.Mutex
+	took := map[string]int{}
+	o := coll.WithPaths(coll.Options{}, nil, func(_ int, path string) {
+		mu.Lock()
+		took[path]++
+		mu.Unlock()
+	})
+	err := colltest.RunImages([]int{1, 1}, colltest.Options{}, o, table, time.Minute, func(im *coll.Image, _ *colltest.Node) error {
+		b := make([]byte, 64)
+		for _, out := range []gsync.Flags{gsync.OutNoSync, gsync.OutMySync} {
+			if err := im.Broadcast(im.TeamAll(), b, 0, b, len(b), gsync.InNoSync|out|gsync.Local); err != nil {
+				return err
+			}
+		}
+		return im.Close()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Init and Close run in the engine too: only the OUT_MYSYNC calls
+	// run alone.
+	if took["alone"] != P {
+		t.Errorf("paths taken %v, want alone %d times", took, P)
 	}
 }

@@ -60,7 +60,7 @@ var paths = [...]struct {
 	{pathRecords, "records", "AllThreads on a team that lives on the node: any other call"},
 	{pathArrival, "arrival", "AllThreads with several members on the node, on a team with members on other nodes"},
 	{pathAggregate, "aggregate", "the Aggregate flag, or an aggregate open on a team with members on other nodes"},
-	{pathAlone, "alone", "a blocking call, where the engine serves one goroutine and nothing else is live (engine.Engine.RunAlone)"},
+	{pathAlone, "alone", "a blocking call without OUT_NOSYNC (which may return before its sends are complete, as a handle in the engine does, where a run alone waits for them), where the engine serves one goroutine and nothing else is live (engine.Engine.RunAlone)"},
 	{pathEngine, "engine", "any call"},
 }
 
@@ -107,7 +107,7 @@ func (n *node) route(a *callArgs) path {
 		return pathArrival
 	case tn.aggregating(&a.Call):
 		return pathAggregate
-	case !a.nb && n.allows(pathAlone):
+	case !a.nb && a.Key.Flags.Out() != gsync.OutNoSync && n.allows(pathAlone):
 		return pathAlone
 	}
 	return pathEngine
