@@ -6,6 +6,7 @@ import (
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/coll/internal/plan"
+	"github.com/gocoll/gocoll/internal/engine"
 	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -171,8 +172,12 @@ func (o *schedOp) Bind(slot uint32) {
 		o.tagBase = o.tn.nextTagBase()
 	}
 	o.preset = false
-	o.counting, o.counted = !o.tn.all, false
-	o.tn.count(1)
+	// A run alone is not counted: its node has one image, whose goroutine
+	// runs it to its end, so no Destroy can come meanwhile.
+	o.counting, o.counted = !o.tn.all && slot != engine.AloneSlot, false
+	if o.counting {
+		o.tn.count(1)
+	}
 }
 
 // bindAs binds a schedule that runs on behalf of an arrival (call.go),
