@@ -56,7 +56,7 @@ var paths = [...]struct {
 }{
 	{pathRing, "ring", "AllThreads on a team that lives on the node: a blocking ReduceAll of one element per member that fits a line (selfFolds), outside an aggregate, without OUT_ALLSYNC; or a Broadcast of a block that fits a line without ALLSYNC modes, outside an aggregate, whose root takes the ring (castsByRing); while the ring's slot is free"},
 	{pathStaged, "staged", "AllThreads on a team that lives on the node: the root of a Broadcast or Scatter of at most maxStageBytes, without ALLSYNC modes, outside an aggregate, that does not arrive last, at most maxStaged calls ahead"},
-	{pathDirect, "direct", "the last member at a local record: a Broadcast, or a ReduceAll of one element per member in cyclic layout"},
+	{pathDirect, "direct", "the last member at a local record: a Broadcast, or a ReduceAll of one element per member in cyclic layout (always where the members brought their elements in their lines: a member that folded its own has left)"},
 	{pathRecords, "records", "AllThreads on a team that lives on the node: any other call"},
 	{pathArrival, "arrival", "AllThreads with several members on the node, on a team with members on other nodes"},
 	{pathAggregate, "aggregate", "the Aggregate flag, or an aggregate open on a team with members on other nodes"},
@@ -79,15 +79,16 @@ type pathHook struct {
 // allows reports whether the node may take path p.
 func (n *node) allows(p path) bool { return n.forbidden&p == 0 }
 
-// planned tells the test hook, if any, that a call of it's image took
-// its plan.
+// planned tells the test hook, if any, that a call by the image of it
+// took its plan.
 func (n *node) planned(it *imageTeam) {
 	if h := n.opts.paths; h != nil && h.planned != nil {
 		h.planned(it.tn.team.Image(it.rank))
 	}
 }
 
-// took tells the test hook, if any, that a call of it's image took path p.
+// took tells the test hook, if any, that a call by the image of it took
+// path p.
 func (n *node) took(it *imageTeam, p path) {
 	if h := n.opts.paths; h != nil && h.took != nil {
 		h.took(it.tn.team.Image(it.rank), p)
