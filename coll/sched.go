@@ -87,6 +87,18 @@ type schedOp struct {
 	// inline storage: most schedules have a few transfers and rounds
 	itemBuf  [4]item
 	stateBuf [3]roundState
+
+	fresh freshRun // a run's state before its start (reset)
+}
+
+// freshRun is the state of a schedule's run before its start.
+type freshRun struct {
+	made                       bool
+	items                      []item
+	state                      []roundState
+	clientLeft, clientRecvLeft int
+	itemBuf                    [4]item
+	stateBuf                   [3]roundState
 }
 
 func newSchedOp(n *node, tn *teamNode, c *plan.Call, rounds []alg.Round, sc *alg.Scratch) *schedOp {
@@ -104,10 +116,29 @@ func newSchedOp(n *node, tn *teamNode, c *plan.Call, rounds []alg.Round, sc *alg
 	return o
 }
 
-// reset prepares a run of the schedule.
+// reset prepares a run of the schedule. The first builds the items and
+// the counts from the rounds and keeps them (fresh); a later one, for a
+// cached schedule run again, copies them back.
 func (o *schedOp) reset() {
-	o.posted, o.next, o.left, o.clientLeft, o.clientRecvLeft = false, 0, 0, 0, 0
+	o.posted, o.next, o.left = false, 0, 0
 	o.err, o.late = nil, nil
+	if f := &o.fresh; f.made {
+		o.items = o.items[:len(f.items)]
+		copy(o.items, f.items)
+		copy(o.state, f.state)
+		o.clientLeft, o.clientRecvLeft = f.clientLeft, f.clientRecvLeft
+	} else {
+		o.build()
+	}
+	if o.seg != nil {
+		o.resetSeg()
+	}
+}
+
+// build makes the items and counts of a run before its start from the
+// rounds, and keeps a copy of them in o.fresh.
+func (o *schedOp) build() {
+	o.clientLeft, o.clientRecvLeft = 0, 0
 	o.items = o.items[:0]
 	if cap(o.state) < len(o.rounds) {
 		o.state = make([]roundState, len(o.rounds))
@@ -131,9 +162,10 @@ func (o *schedOp) reset() {
 		}
 		o.state[r].sendLeft = len(o.rounds[r].Sends)
 	}
-	if o.seg != nil {
-		o.resetSeg()
-	}
+	f := &o.fresh
+	f.items = append(f.itemBuf[:0], o.items...)
+	f.state = append(f.stateBuf[:0], o.state...)
+	f.clientLeft, f.clientRecvLeft, f.made = o.clientLeft, o.clientRecvLeft, true
 }
 
 // Retire implements engine.Op: a cached schedule becomes idle, ready to run
@@ -342,7 +374,9 @@ func (o *schedOp) startRound() error {
 
 // copies does round r's copies that are late, or not.
 func (o *schedOp) copies(r int, late bool) {
-	for _, c := range o.rounds[r].Copies {
+	cs := o.rounds[r].Copies
+	for i := range cs {
+		c := &cs[i] // not a copy: the loop is on every small collective's path
 		if c.Late != late {
 			continue
 		}
