@@ -58,7 +58,7 @@ func (im *Image) broadcast(t *images.Team, dst []byte, dsts [][]byte, multi bool
 	a.take(a.Src, "src", src, nil, false, im.n)
 	lo, hi := a.members()
 	for k := lo; k < hi && a.err == nil; k++ {
-		isRoot := a.tn.mem[k] == root
+		isRoot := a.tn.Mem[k] == root
 		a.need("dst", k, a.Dst[k], n, true)
 		a.need("src", k, a.Src[k], n, isRoot)
 		if a.err == nil && isRoot {
@@ -96,7 +96,7 @@ func (im *Image) scatter(t *images.Team, dst []byte, dsts [][]byte, multi bool, 
 	a.take(a.Src, "src", src, nil, false, im.n)
 	lo, hi := a.members()
 	for k := lo; k < hi && a.err == nil; k++ {
-		isRoot := a.tn.mem[k] == root
+		isRoot := a.tn.Mem[k] == root
 		a.need("dst", k, a.Dst[k], n, true)
 		a.need("src", k, a.Src[k], n*a.P, isRoot)
 		if a.err == nil && isRoot {
@@ -138,7 +138,7 @@ func (im *Image) gather(t *images.Team, root int, dst, src []byte, srcs [][]byte
 	a.take(a.Src, "src", src, srcs, multi, im.n)
 	lo, hi := a.members()
 	for k := lo; k < hi && a.err == nil; k++ {
-		isRoot := a.tn.mem[k] == root
+		isRoot := a.tn.Mem[k] == root
 		a.need("dst", k, a.Dst[k], n*a.P, isRoot)
 		a.need("src", k, a.Src[k], n, true)
 		if a.err == nil && isRoot {
@@ -180,7 +180,7 @@ func (im *Image) gatherAll(t *images.Team, dst []byte, dsts [][]byte, src []byte
 	a.take(a.Src, "src", src, srcs, multi, im.n)
 	lo, hi := a.members()
 	for k := lo; k < hi && a.err == nil; k++ {
-		r := a.tn.mem[k]
+		r := a.tn.Mem[k]
 		a.need("dst", k, a.Dst[k], n*a.P, true)
 		a.need("src", k, a.Src[k], n, true)
 		if a.err == nil {
@@ -235,7 +235,7 @@ func (im *Image) exchange(t *images.Team, dst []byte, dsts [][]byte, src []byte,
 // argument does not apply to it; the arguments have been validated.
 func area(c *plan.Call, k int, tn *teamNode) (d, s []byte) {
 	key := &c.Key
-	r, P, n := tn.mem[k], tn.team.Size(), key.N
+	r, P, n := tn.Mem[k], tn.Team.Size(), key.N
 	isRoot := r == key.Root
 	dst, src := c.Dst[k], c.Src[k]
 	if dst == nil && (key.Kind == plan.Broadcast || key.Kind == plan.Scatter) {

@@ -53,7 +53,7 @@ func (im *Image) reduce(t *images.Team, dstImage int, dst, src []byte, srcs [][]
 		lo, hi := a.members()
 		for k := lo; k < hi && a.err == nil; k++ {
 			a.source(k, sd)
-			a.buffer("dst", k, a.Dst[k], es, a.tn.mem[k] == dstImage)
+			a.buffer("dst", k, a.Dst[k], es, a.tn.Mem[k] == dstImage)
 			a.notPartly(k)
 		}
 		a.passed(dst, src)
@@ -159,7 +159,7 @@ func (im *Image) prefix(t *images.Team, dst []byte, dsts [][]byte, dl alg.Layout
 		lo, hi := a.members()
 		for m := lo; m < hi && a.err == nil; m++ {
 			a.source(m, sd)
-			n := dd.LocalLen(a.tn.mem[m])
+			n := dd.LocalLen(a.tn.Mem[m])
 			a.buffer("dst", m, a.Dst[m], n*es, n > 0)
 			a.notPartly(m)
 		}
@@ -203,7 +203,7 @@ func (im *Image) compArgs(a *callArgs, k plan.Kind, t *images.Team, root int, sl
 
 // source checks member k's source: its local part of the array.
 func (a *callArgs) source(k int, sd alg.Dist) {
-	n := sd.LocalLen(a.tn.mem[k])
+	n := sd.LocalLen(a.tn.Mem[k])
 	a.buffer("src", k, a.Src[k], n*a.es, n > 0)
 }
 

@@ -3,13 +3,14 @@ package coll
 import (
 	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/coll/internal/plan"
+	"github.com/gocoll/gocoll/reducefn"
 )
 
 // Building a schedule: a plan key and its buffers to the rounds of the
 // algorithm the choices pick (select.go).
 
-// build is the node's schedule of c, by its kind.
-func (n *node) build(g alg.Geom, c *plan.Call) []alg.Round {
+// Build is the node's schedule of c, by its kind.
+func (n *node) Build(g alg.Geom, c *plan.Call) []alg.Round {
 	k := &c.Key
 	switch k.Kind {
 	case plan.Barrier:
@@ -36,10 +37,10 @@ func (n *node) build(g alg.Geom, c *plan.Call) []alg.Round {
 	return rs
 }
 
-// sizeChoice is the algorithm build picks for a data-movement collective
+// SizeChoice is the algorithm build picks for a data-movement collective
 // of key k on P nodes by its size (select.go): members of an aggregate
-// fuse only where it is the same (aggregate.go).
-func (n *node) sizeChoice(k *plan.Key, P int) int {
+// fuse only where it is the same (internal/exec/aggregate.go).
+func (n *node) SizeChoice(k *plan.Key, P int) int {
 	switch k.Kind {
 	case plan.Broadcast:
 		return int(n.tree(TreeBroadcast, P, k.N))
@@ -130,4 +131,11 @@ func inPlaceSources(g alg.Geom, c *plan.Call) (src [][]byte, copies []alg.CopyOp
 		copies = append(copies, alg.Copy(snap, s, false))
 	}
 	return src, copies
+}
+
+// AgentSafe reports whether the progress agent may call function fn: it
+// is registered with AMSafe.
+func (n *node) AgentSafe(fn int) bool {
+	e, _ := n.entry(fn)
+	return e.Flags&reducefn.AMSafe != 0
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	stdsync "sync"
 	"sync/atomic"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/exec"
 	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/internal/engine"
@@ -24,7 +26,7 @@ import (
 // per image), and each image gets its own handle, which succeeds once the
 // node's part is complete to the extent of the output sync mode (a staged
 // root excepted: see local.go). Either way the node's part is one
-// schedule (sched.go) that moves data between nodes and among the node's
+// schedule (internal/exec) that moves data between nodes and among the node's
 // members through memory.
 
 // callArgs validates an initiation; the first problem found is kept.
@@ -45,7 +47,7 @@ type callArgs struct {
 	err     error
 	repeat  bool       // the team's plan again: buffers not checked (plans.go)
 	plan    *imagePlan // the image's plan of this call, if it passed the checks (plans.go)
-	// the segment flags' check (segment.go)
+	// the segment flags' check (segcheck.go)
 	segChecked bool
 	segErr     error
 }
@@ -83,7 +85,7 @@ func (im *Image) args(a *callArgs, k plan.Kind, t *images.Team, root, n int, f g
 	}
 	// The image's own lists, reused call after call: a schedule copies
 	// them (and run clears them where they hold several buffers).
-	m := len(a.tn.mem)
+	m := len(a.tn.Mem)
 	if cap(im.lists[0]) < m {
 		im.lists[0], im.lists[1] = make([][]byte, m), make([][]byte, m)
 	}
@@ -141,7 +143,7 @@ func (a *callArgs) take(to [][]byte, name string, one []byte, list [][]byte, isL
 		return
 	}
 	for k := lo; k < hi; k++ {
-		to[k] = list[a.tn.team.Image(a.tn.mem[k])-base]
+		to[k] = list[a.tn.Team.Image(a.tn.Mem[k])-base]
 	}
 }
 
@@ -164,7 +166,7 @@ func (a *callArgs) whose(k int) string {
 	if !a.multi {
 		return ""
 	}
-	return fmt.Sprintf(" of image %d", a.tn.team.Image(a.tn.mem[k]))
+	return fmt.Sprintf(" of image %d", a.tn.Team.Image(a.tn.Mem[k]))
 }
 
 // disjoint reports ErrOverlap when x and y share memory, unless
@@ -206,10 +208,10 @@ func overlapAmong(c *plan.Call, tn *teamNode, area func(k int) (d, s []byte)) er
 			}
 			dj, sj := area(j)
 			if j > k && alg.Overlap(dk, dj) {
-				return fmt.Errorf("%w: destinations of images %d and %d of the node", ErrOverlap, tn.team.Image(tn.mem[k]), tn.team.Image(tn.mem[j]))
+				return fmt.Errorf("%w: destinations of images %d and %d of the node", ErrOverlap, tn.Team.Image(tn.Mem[k]), tn.Team.Image(tn.Mem[j]))
 			}
 			if alg.Overlap(dk, sj) && !(bcast && alg.Identical(dk, sj)) {
-				return fmt.Errorf("%w: destination of image %d and source of image %d", ErrOverlap, tn.team.Image(tn.mem[k]), tn.team.Image(tn.mem[j]))
+				return fmt.Errorf("%w: destination of image %d and source of image %d", ErrOverlap, tn.Team.Image(tn.Mem[k]), tn.Team.Image(tn.Mem[j]))
 			}
 		}
 	}
@@ -244,7 +246,7 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 	if err == nil && a.Key.Kind != plan.Barrier {
 		a.it.aggOpen = a.Key.Flags&gsync.Aggregate != 0
 	}
-	if len(a.Dst) > 1 && !a.tn.local {
+	if len(a.Dst) > 1 && !a.tn.Local {
 		// What the image's lists point to is not its to keep alive. (On a
 		// team that lives on the node, the records keep the buffers until
 		// they serve again anyway: local.go.)
@@ -255,7 +257,7 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 }
 
 // start initiates the schedule of a's call, cached or built, on path p
-// (pathAggregate: it joins or ends an aggregate, aggregate.go; pathAlone:
+// (pathAggregate: it joins or ends an aggregate, internal/exec/aggregate.go; pathAlone:
 // it runs to its end on the caller's goroutine if the engine lets it,
 // engine.Engine.RunAlone; else in the engine).
 func (n *node) start(a *callArgs, p path) (engine.Handle, error) {
@@ -264,16 +266,16 @@ func (n *node) start(a *callArgs, p path) (engine.Handle, error) {
 	if !agg && !n.checking(tn) {
 		return n.launch(n.planOp(a), p, a.it)
 	}
-	base := tn.nextTagBase()
+	base := tn.NextTagBase()
 	if err := n.agreeOn(tn, c, base); err != nil {
 		return engine.Handle{}, err
 	}
 	if !agg {
 		op := n.planOp(a)
-		op.preset, op.tagBase = true, base
+		op.Preset, op.TagBase = true, base
 		return n.launch(op, p, a.it)
 	}
-	ag, err := n.joinAggregate(tn, c, base)
+	ag, err := tn.JoinAggregate(c, base)
 	if ag == nil || err != nil {
 		return engine.Handle{}, err
 	}
@@ -282,20 +284,23 @@ func (n *node) start(a *callArgs, p path) (engine.Handle, error) {
 
 // planOp is the schedule of a's call: its plan's (plans.go) if still
 // cached and idle, else the node's (op), which the plan then keeps.
-func (n *node) planOp(a *callArgs) *schedOp {
-	if op := n.plans.again(a); op != nil {
-		return op
+func (n *node) planOp(a *callArgs) *exec.Sched {
+	pl := a.plan
+	if pl != nil {
+		if op := n.Plans.Again(a.Key.Kind, pl.ref); op != nil {
+			return op
+		}
 	}
 	op := n.op(a.tn, &a.Call)
-	if pl := a.plan; pl != nil && op.id != 0 {
-		pl.way, pl.id = op.way, op.id
+	if pl != nil {
+		pl.ref = op.Ref
 	}
 	return op
 }
 
 // launch runs op alone on pathAlone if the engine lets it, else starts it
 // in the engine.
-func (n *node) launch(op *schedOp, p path, it *imageTeam) (engine.Handle, error) {
+func (n *node) launch(op *exec.Sched, p path, it *imageTeam) (engine.Handle, error) {
 	if p == pathAlone {
 		if ran, err := n.eng.RunAlone(context.Background(), op); ran {
 			n.took(it, pathAlone)
@@ -307,23 +312,17 @@ func (n *node) launch(op *schedOp, p path, it *imageTeam) (engine.Handle, error)
 }
 
 // op is the schedule of c: a cached one that is idle, else a new one.
-func (n *node) op(tn *teamNode, c *plan.Call) *schedOp {
-	op := n.plans.take(c)
+func (n *node) op(tn *teamNode, c *plan.Call) *exec.Sched {
+	op := n.Plans.Take(c)
 	if op == nil {
 		// The schedule keeps the lists of buffers: its own copies, since
 		// the caller's may live on its stack.
 		cc := plan.Call{Key: c.Key, Dst: slices.Clone(c.Dst), Src: slices.Clone(c.Src)}
-		g := n.geom(tn, c.Key.N)
-		op = newSchedOp(n, tn, &cc, alg.WithSync(g, c.Key.Flags, n.build(g, &cc)), g.Scratch)
-		n.plans.keep(op)
+		g := tn.Geom(c.Key.N)
+		op = exec.NewSched(&tn.TeamNode, &cc, alg.WithSync(g, c.Key.Flags, n.Build(g, &cc)), g.Scratch, n.segMode(&cc.Key))
+		n.Plans.Keep(op)
 	}
 	return op
-}
-
-// geom is the node's place in team tn's geometry.
-func (n *node) geom(tn *teamNode, blockSize int) alg.Geom {
-	t := tn.team
-	return alg.Geom{P: t.Nodes(), Me: t.NodeRank(n.me), Block: blockSize, Scratch: &alg.Scratch{}, Team: t, Mem: tn.mem}
 }
 
 // arrival gathers the initiations of one collective by the node's members
@@ -338,8 +337,8 @@ type arrival struct {
 	tn       *teamNode
 	c        plan.Call
 	arrived  int
-	inner    atomic.Pointer[schedOp]
-	agg      *aggOp                // instead of inner: the Last of an aggregate (set before the record starts)
+	inner    atomic.Pointer[exec.Sched]
+	agg      *exec.AggOp           // instead of inner: the Last of an aggregate (set before the record starts)
 	err      atomic.Pointer[error] // the members disagree (set by arrivals, read by the engine)
 	tagBase  int
 	finished bool // counted as finished in tn.unfinished
@@ -347,7 +346,7 @@ type arrival struct {
 	// once (not per call)
 	all     []int
 	release func()
-	// for a stalled wait's error (watchdog.go): the members that arrived,
+	// for a stalled wait's error (internal/exec/watchdog.go): the members that arrived,
 	// and the call's number among the team's AllThreads calls
 	joined []bool
 	num    uint64
@@ -370,7 +369,7 @@ func (im *Image) arrive(a *callArgs) (engine.Handle, error) {
 	var rec *arrival
 	if i == len(tn.pending) {
 		rec = newArrival(tn, a.Key, len(a.Dst))
-		rec.tagBase = tn.nextTagBase() // in initiation order
+		rec.tagBase = tn.NextTagBase() // in initiation order
 		tn.pending = append(tn.pending, rec)
 		tn.n.eng.Arriving(1)
 	} else {
@@ -382,7 +381,7 @@ func (im *Image) arrive(a *callArgs) (engine.Handle, error) {
 	rec.c.Dst[a.mine], rec.c.Src[a.mine] = a.Dst[a.mine], a.Src[a.mine]
 	rec.joined[a.mine] = true
 	rec.arrived++
-	last := rec.arrived == len(tn.mem)
+	last := rec.arrived == len(tn.Mem)
 	if last { // the oldest record: records complete in the order they were made
 		n := copy(tn.pending, tn.pending[1:])
 		tn.pending[n] = nil
@@ -410,7 +409,7 @@ func (im *Image) arrive(a *callArgs) (engine.Handle, error) {
 			rec.fail(err)
 		} else if tn.aggregating(&rec.c) {
 			rec.c.Key.Bufs(&rec.c)
-			ag, err := tn.n.joinAggregate(tn, &rec.c, rec.tagBase)
+			ag, err := tn.JoinAggregate(&rec.c, rec.tagBase)
 			if ag == nil { // a member: its images' handles are the invalid handle
 				return rec.finishMember(err)
 			}
@@ -418,11 +417,11 @@ func (im *Image) arrive(a *callArgs) (engine.Handle, error) {
 		} else {
 			rec.c.Key.Bufs(&rec.c)
 			op := tn.n.op(tn, &rec.c)
-			op.bindAs(0, rec.tagBase)
+			op.BindAs(0, rec.tagBase)
 			rec.inner.Store(op)
 		}
 	}
-	h, tk, err := eng.StartShared(rec, len(tn.mem), a.mine)
+	h, tk, err := eng.StartShared(rec, len(tn.Mem), a.mine)
 	rec.pend.Start(tk)
 	eng.Arriving(-1)
 	return h, err
@@ -458,7 +457,7 @@ func (r *arrival) fail(err error) { r.err.Store(&err) }
 // arrival: the member joined the aggregate, and no image syncs its handle
 // (the spec leaves that undefined: here the handles are dead).
 func (r *arrival) finishMember(err error) (engine.Handle, error) {
-	n := len(r.tn.mem)
+	n := len(r.tn.Mem)
 	r.tn.n.eng.Arriving(-1)
 	r.all = allMembers(r.all, n)
 	r.pend.Finish(n, err, r.release, r.all...)
@@ -482,9 +481,9 @@ func (r *arrival) Bind(slot uint32) {
 		return
 	}
 	if op := r.inner.Load(); op != nil {
-		op.bindAs(slot, r.tagBase)
+		op.BindAs(slot, r.tagBase)
 	}
-	r.tn.count(1)
+	r.tn.Count(1)
 }
 
 // Complete implements engine.Op.
@@ -515,10 +514,10 @@ func (r *arrival) Step() error {
 	return err
 }
 
-func (r *arrival) noteFinished(op *schedOp) {
+func (r *arrival) noteFinished(op *exec.Sched) {
 	if !r.finished && op.Finished() {
 		r.finished = true
-		r.tn.count(-1)
+		r.tn.Count(-1)
 	}
 }
 
@@ -558,7 +557,7 @@ func (r *arrival) Retire() {
 		r.agg.Retire() // counted itself
 		r.agg = nil
 	} else if !r.finished {
-		r.tn.count(-1)
+		r.tn.Count(-1)
 	}
 	r.recycle()
 }
@@ -570,4 +569,59 @@ func (r *arrival) recycle() {
 	r.tn = nil
 	r.pend.Reuse() // handles of this use are dead
 	arrivals.Put(r)
+}
+
+// Stalled implements engine.Staller.
+func (r *arrival) Stalled() string {
+	if r.agg != nil {
+		return r.agg.Stalled()
+	}
+	if op := r.inner.Load(); op != nil {
+		return op.Stalled()
+	}
+	return r.waitingFor()
+}
+
+// waitingFor says which of the node's members have not called the
+// record's collective yet (a pending handle's stalled wait).
+func (r *arrival) waitingFor() string {
+	tn := r.tn
+	if tn == nil {
+		return "a collective that ended"
+	}
+	tn.amu.Lock()
+	var missing []int
+	for m, ok := range r.joined {
+		if !ok {
+			missing = append(missing, tn.Team.Image(tn.Mem[m]))
+		}
+	}
+	tn.amu.Unlock()
+	num := fmt.Sprintf("AllThreads call #%d", r.num)
+	if !tn.Local {
+		num = fmt.Sprintf("#%d", tn.SeqOf(r.tagBase))
+	}
+	return fmt.Sprintf("%v %s on %s (node %d): images %s of the node have not called it",
+		r.c.Key.Kind, num, tn.Name(), tn.N.Me, strings.Trim(fmt.Sprint(missing), "[]"))
+}
+
+// Quiet implements engine.Quieter.
+func (r *arrival) Quiet() bool {
+	if r.agg != nil {
+		return r.agg.Quiet()
+	}
+	op := r.inner.Load()
+	return op == nil || op.Quiet()
+}
+
+// Abandon implements engine.Abandoner.
+func (r *arrival) Abandon() {
+	if r.agg != nil {
+		r.agg.Abandon()
+		return
+	}
+	if !r.finished {
+		r.finished = true
+		r.tn.Count(-1)
+	}
 }

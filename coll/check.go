@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/exec"
 	"github.com/gocoll/gocoll/coll/internal/plan"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -32,7 +33,7 @@ import (
 //
 // Default mode: every non-empty message of a collective carries a 16-byte
 // header: the collective's full sequence number on the team, a hash of the
-// agreed arguments and the payload's length (wire.go). The tag already
+// agreed arguments and the payload's length (internal/exec/wire.go). The tag already
 // holds the context, the sequence number modulo 2^seqBits and the sub-tag,
 // so a message of another collective never matches a receive (MPI tags
 // have no room for more: MPI_TAG_UB may be 2^31-1, which the tag fills); a
@@ -45,7 +46,7 @@ import (
 // turns into an error.
 
 // subAgree is where the agreement's sub-tags start: above the one-sided
-// path's (segment.go), below the prefix redistribution's (subReblock).
+// path's (internal/exec/segment.go), below the prefix redistribution's (subReblock).
 const subAgree = 128
 
 // A node's signature block in the agreement: a 64-bit hash of the agreed
@@ -60,7 +61,7 @@ const blockSize = 16
 // a time), so one suffices; a busy one (a failed run may leave a receive
 // pending) is replaced.
 type agreement struct {
-	op        *schedOp
+	op        *exec.Sched
 	mine, all []byte
 }
 
@@ -73,11 +74,11 @@ func (n *node) agreeOn(tn *teamNode, c *plan.Call, base int) error {
 		return nil
 	}
 	s := plan.SigOf(&c.Key)
-	s.Seq = seqOf(base)
+	s.Seq = exec.TagSeq(base)
 	ag := tn.agreement(n)
 	binary.LittleEndian.PutUint64(ag.mine, s.Hash64())
 	binary.LittleEndian.PutUint64(ag.mine[8:], s.Seq)
-	ag.op.tagBase = base
+	ag.op.TagBase = base
 	if err := wait(n.eng.Start(ag.op)); err != nil {
 		return err
 	}
@@ -91,14 +92,14 @@ func (n *node) agreeOn(tn *teamNode, c *plan.Call, base int) error {
 
 // agreement returns tn's agreement schedule, reset and claimed.
 func (tn *teamNode) agreement(n *node) *agreement {
-	if ag := tn.agree.Load(); ag != nil && ag.op.idle.CompareAndSwap(true, false) {
-		ag.op.reset()
+	if ag := tn.agree.Load(); ag != nil && ag.op.Idle.CompareAndSwap(true, false) {
+		ag.op.Reset()
 		return ag
 	}
-	g := n.geom(tn, blockSize)
+	g := tn.Geom(blockSize)
 	ag := &agreement{mine: make([]byte, blockSize), all: make([]byte, g.P*blockSize)}
 	ag.op = agreeOp(n, tn, g, ag.mine, ag.all, 0, 0)
-	ag.op.cached = true // idle once retired: see Retire
+	ag.op.Cached = true // idle once retired: see Retire
 	tn.agree.Store(ag)
 	return ag
 }
@@ -106,13 +107,13 @@ func (tn *teamNode) agreement(n *node) *agreement {
 // nameMismatch gathers every node's full signature (the blocks differed,
 // on every node alike) and returns the error naming the first difference.
 func (n *node) nameMismatch(tn *teamNode, s *plan.Sig, base int) error {
-	g := n.geom(tn, plan.SigSize)
+	g := tn.Geom(plan.SigSize)
 	mine, all := make([]byte, plan.SigSize), make([]byte, g.P*plan.SigSize)
 	s.Encode(mine)
 	if err := wait(n.eng.Start(agreeOp(n, tn, g, mine, all, base, agreeSubs))); err != nil {
 		return err
 	}
-	t := tn.team
+	t := tn.Team
 	for q := 1; q < g.P; q++ {
 		if string(all[q*plan.SigSize:(q+1)*plan.SigSize]) != string(all[:plan.SigSize]) {
 			s0, sq := plan.DecodeSig(all[:plan.SigSize]), plan.DecodeSig(all[q*plan.SigSize:(q+1)*plan.SigSize])
@@ -132,7 +133,7 @@ const agreeSubs = 15
 // agreeOp gathers every node's block (mine, of len(mine) bytes) into all,
 // one block per node rank, on the sub-tags from subAgree+sub of tag base
 // base.
-func agreeOp(n *node, tn *teamNode, g alg.Geom, mine, all []byte, base, sub int) *schedOp {
+func agreeOp(n *node, tn *teamNode, g alg.Geom, mine, all []byte, base, sub int) *exec.Sched {
 	po := make([]int, g.P+1)
 	for q := range po {
 		po[q] = q
@@ -150,8 +151,8 @@ func agreeOp(n *node, tn *teamNode, g alg.Geom, mine, all []byte, base, sub int)
 			rs[r].Recvs[i].Sub += subAgree + sub
 		}
 	}
-	key := plan.Key{Kind: plan.GatherAll, Team: tn.team, Flags: gsync.InNoSync | gsync.OutMySync | gsync.Local, N: len(mine)}
-	op := newRawOp(n, tn, key, rs, gsync.OutMySync, nil, base)
-	op.preset = true
+	key := plan.Key{Kind: plan.GatherAll, Team: tn.Team, Flags: gsync.InNoSync | gsync.OutMySync | gsync.Local, N: len(mine)}
+	op := exec.NewRawOp(&tn.TeamNode, key, rs, gsync.OutMySync, nil, base)
+	op.Preset = true
 	return op
 }

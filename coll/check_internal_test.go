@@ -8,23 +8,6 @@ import (
 	"github.com/gocoll/gocoll/images"
 )
 
-// TestSeqOf: the full sequence number survives the tag base, and the wire
-// tag keeps the tag's bits only.
-func TestSeqOf(t *testing.T) {
-	tn := &teamNode{ctx: 5}
-	for _, start := range []uint64{0, 1<<seqBits - 1, 1 << 40} {
-		tn.seq.Store(start)
-		base := tn.nextTagBase()
-		if got := seqOf(base); got != start {
-			t.Errorf("seqOf: %d, want %d", got, start)
-		}
-		tag := wireTag(base, 3)
-		if tag > 1<<31-1 || tag>>(seqBits+subBits) != 5 || tag&(1<<subBits-1) != 3 {
-			t.Errorf("wire tag %#x of seq %d", tag, start)
-		}
-	}
-}
-
 // TestSig: the signature that a local team's members compare (local.go)
 // tells apart keys that differ in any one field it covers, as a member
 // line keeps it, and ignores the buffers.

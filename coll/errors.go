@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/exec"
 	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/images"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -39,7 +40,7 @@ var (
 	ErrNilBuffer      = errors.New("gocoll: nil buffer where the collective needs one")
 	ErrShortBuffer    = errors.New("gocoll: buffer shorter than the collective needs")
 	ErrOverlap        = errors.New("gocoll: source and destination overlap")
-	ErrAggregate      = errors.New("gocoll: aggregate too large")
+	ErrAggregate      = exec.ErrAggregate // (the executor fuses aggregates)
 	ErrAggregateOpen  = errors.New("gocoll: an aggregate is open on the team (end it with a call without Aggregate)")
 	ErrConduit        = errors.New("gocoll: conduit does not fit")
 	ErrNotInSegment   = errors.New("gocoll: a data area named in-segment is not in the segment")

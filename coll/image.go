@@ -121,7 +121,7 @@ type imageTeam struct {
 	safe        uint64
 	ringStalled func() string
 	creations   uint64    // teams made from the team so far
-	aggOpen     bool      // its last collective on the team had Aggregate (aggregate.go)
+	aggOpen     bool      // its last collective on the team had the Aggregate flag (internal/exec/aggregate.go)
 	plan        imagePlan // its last computational call that passed the checks (plans.go)
 	// on a team that lives on the node (local.go): the record of its last
 	// AllThreads call, and how many calls in a row it returned from as a
@@ -134,7 +134,7 @@ type imageTeam struct {
 
 // newImageTeam is the state of the image of team rank rank in team tn.
 func newImageTeam(tn *teamNode, rank int) *imageTeam {
-	m, _ := slices.BinarySearch(tn.mem, rank)
+	m, _ := slices.BinarySearch(tn.Mem, rank)
 	it := &imageTeam{tn: tn, rank: rank, member: m}
 	it.ringStalled = it.ringWaiting
 	return it
@@ -145,7 +145,7 @@ func (im *Image) TeamAll() *images.Team {
 	if im == nil || im.n == nil {
 		return nil
 	}
-	return im.n.all.team
+	return im.n.all.Team
 }
 
 // ImageNum is this image's number.
@@ -155,18 +155,18 @@ func (im *Image) ImageNum() int { return im.image }
 func (im *Image) Images() int { return im.n.table.Images() }
 
 // Node is the node (conduit endpoint, MPI rank) hosting this image.
-func (im *Image) Node() int { return im.n.me }
+func (im *Image) Node() int { return im.n.Me }
 
 // Segment is the image's segment (Options.SegmentSize bytes; nil without
 // one): data areas in it may be named with SrcInSegment and DstInSegment,
 // and then move one-sided (see package documentation).
 func (im *Image) Segment() []byte {
-	if im.n.seg == nil {
+	if im.n.Seg == nil {
 		return nil
 	}
 	s := im.n.opts.SegmentSize
 	k := im.image - im.n.first
-	return im.n.seg[k*s : (k+1)*s : (k+1)*s]
+	return im.n.Seg[k*s : (k+1)*s : (k+1)*s]
 }
 
 // Table is the images table given to Init.
@@ -207,7 +207,7 @@ func (im *Image) Close() error {
 	}
 	for _, it := range im.teams {
 		if it.aggOpen {
-			return fmt.Errorf("%w: on team %d", ErrAggregateOpen, it.tn.team.ID())
+			return fmt.Errorf("%w: on team %d", ErrAggregateOpen, it.tn.Team.ID())
 		}
 	}
 	if im.allTeam.aggOpen {
@@ -234,7 +234,7 @@ func (im *Image) team(t *images.Team) (*imageTeam, error) {
 	switch {
 	case t == nil:
 		return nil, fmt.Errorf("%w: nil", ErrTeam)
-	case t == im.allTeam.tn.team:
+	case t == im.allTeam.tn.Team:
 		return im.allTeam, nil
 	}
 	if it := im.teams[t]; it != nil {

@@ -23,7 +23,7 @@ func (a *callArgs) notPartly(k int) {
 	if a.err != nil {
 		return
 	}
-	d, s := compAreas(&a.Key, a.tn.mem[k], a.P, a.Dst[k], a.Src[k])
+	d, s := compAreas(&a.Key, a.tn.Mem[k], a.P, a.Dst[k], a.Src[k])
 	if !alg.Overlap(d, s) || &d[0] == &s[0] {
 		return
 	}

@@ -135,7 +135,7 @@ const inlineBytes = 48
 
 // inline reports whether members calling k bring their elements in their
 // lines (see inlineBytes).
-func (r *recLines) inline(k *plan.Key) bool { return inlineKey(k, len(r.tn.mem)) }
+func (r *recLines) inline(k *plan.Key) bool { return inlineKey(k, len(r.tn.Mem)) }
 
 // inlineKey reports whether members of a team of m on the node calling k
 // bring their elements in their lines.
@@ -175,7 +175,7 @@ func (r *localRec) nextRec() *localRec {
 
 // newLocalRec makes the record of the call after prev's.
 func newLocalRec(prev *localRec) *localRec {
-	tn, m := prev.tn, len(prev.tn.mem)
+	tn, m := prev.tn, len(prev.tn.Mem)
 	r, _ := localRecs.Get().(*localRec)
 	if r == nil {
 		localRecsMade.Add(1)
@@ -239,7 +239,7 @@ func (im *Image) arriveLocal(a *callArgs) (engine.Handle, error) {
 		// A broadcast root went by the ring at this call (ring.go), and
 		// this image's call is another.
 		return engine.Handle{}, argsDiffer("image %d called %v where another went by as a Broadcast's root",
-			tn.team.Image(tn.mem[a.mine]), a.Key.Kind)
+			tn.Team.Image(tn.Mem[a.mine]), a.Key.Kind)
 	}
 	it.cur = r
 	ln := &r.lines[a.mine]
@@ -264,7 +264,7 @@ func (im *Image) arriveLocal(a *callArgs) (engine.Handle, error) {
 	}
 	ln.word = word
 	ln.at.Store(r.num + 1)
-	if int(r.count.Add(1)) == len(tn.mem) {
+	if int(r.count.Add(1)) == len(tn.Mem) {
 		return r.run(a, word&lineSig)
 	}
 	r.nextRec() // made now, off the last member's path
@@ -340,7 +340,7 @@ func (r *recLines) fromLines(c *plan.Call, mine int, self bool) {
 func (r *localRec) stageRoot(a *callArgs, ln *memberLine) bool {
 	tn, k := r.tn, &a.Key
 	size := stages(a)
-	if size == 0 || int(r.count.Load()) == len(tn.mem)-1 {
+	if size == 0 || int(r.count.Load()) == len(tn.Mem)-1 {
 		return false
 	}
 	n := k.N
@@ -394,12 +394,12 @@ func (r *localRec) run(a *callArgs, sig uint64) (engine.Handle, error) {
 			tn.n.took(a.it, pathRecords)
 			c.Key.Bufs(c)
 			op := tn.n.op(tn, c)
-			op.bindAs(0, 0)           // a local team sends nothing: no tag
+			op.BindAs(0, 0)           // a local team sends nothing: no tag
 			err = engine.Run(op.Step) // no transfer: nothing in flight if it fails
 			op.Retire()
 		}
 	}
-	m := len(tn.mem)
+	m := len(tn.Mem)
 	done := a.it.done
 	if a.Key.Flags&gsync.Aggregate != 0 {
 		done = allMembers(done, m)
@@ -445,7 +445,7 @@ func (r *recLines) gather(a *callArgs, sig uint64) (staged bool, err error) {
 // line contradicts.
 func (r *recLines) differ(a *callArgs, m int) error {
 	tn := r.tn
-	return argsDiffer("images %d and %d, %v", tn.team.Image(tn.mem[m]), tn.team.Image(tn.mem[a.mine]), a.Key.Kind)
+	return argsDiffer("images %d and %d, %v", tn.Team.Image(tn.Mem[m]), tn.Team.Image(tn.Mem[a.mine]), a.Key.Kind)
 }
 
 // blocksFrom gives every member its block of a broadcast or scatter from
@@ -460,7 +460,7 @@ func (r *recLines) blocksFrom(c *plan.Call, src []byte) {
 		}
 		from := src[:n]
 		if k.Kind == plan.Scatter {
-			from = src[r.tn.mem[m]*n : (r.tn.mem[m]+1)*n]
+			from = src[r.tn.Mem[m]*n : (r.tn.Mem[m]+1)*n]
 		}
 		if !alg.Identical(d[:n], from) {
 			alg.CopyData(d[:n], from)
@@ -477,11 +477,11 @@ func (r *recLines) waitingFor() string {
 	for m := range r.lines {
 		ln := &r.lines[m]
 		if ln.at.Load() != r.num+1 {
-			missing = append(missing, tn.team.Image(tn.mem[m]))
+			missing = append(missing, tn.Team.Image(tn.Mem[m]))
 		} else { // its word was written before at
 			what = plan.Kind(ln.word & lineSig >> kindShift).String()
 		}
 	}
 	return fmt.Sprintf("%v AllThreads call #%d on %s (node %d): images %s of the node have not called it",
-		what, r.num, tn.name(), tn.n.me, strings.Trim(fmt.Sprint(missing), "[]"))
+		what, r.num, tn.Name(), tn.n.Me, strings.Trim(fmt.Sprint(missing), "[]"))
 }

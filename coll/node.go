@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gocoll/gocoll/coll/internal/exec"
 	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/internal/engine"
 	"github.com/gocoll/gocoll/reducefn"
@@ -23,34 +24,23 @@ import (
 // per-team state and the team contexts in use. Its images are goroutines
 // that each hold their own *Image; collectives run once per node.
 
-// Tags: a message's tag is the team's context, the collective's sequence
-// number on the team and a suffix that tells the messages of one
-// collective apart, from the high bits down.
-const (
-	subBits = 8
-	seqBits = 17 // engine.MaxLive < 2^17: live operations of a team never share a tag
-)
-
 // DefaultInitTimeout bounds how long Init waits for the other images of
 // the node and for the other nodes when Options.InitTimeout is 0.
 const DefaultInitTimeout = time.Minute
 
 type node struct {
-	cd      Conduit
+	exec.Node
 	table   *images.Table
 	fns     []reducefn.Entry
 	own     []bool // by function: a ready-made entry (reducefn.Entry.Own)
 	opts    Options
 	eng     *engine.Engine
-	plans   planCache
 	choices choices // the cost model's tree choices (select.go)
 	// paths it may not take (a test's: select.go)
 	forbidden path
-	me        int    // this node
-	first     int    // its first image
-	count     int    // its images
-	multi     bool   // some node hosts several images
-	seg       []byte // the node's segment (its images' in a row), nil without one (segment.go)
+	first     int  // its first image
+	count     int  // its images
+	multi     bool // some node hosts several images
 	// contexts: 1<<ctxBits of them (at most 64); bit c of ctxUsed is set
 	// while a team with context c lives on this node (or a creation holds it)
 	ctxBits int
@@ -72,46 +62,18 @@ type node struct {
 
 // teamNode is a node's state for one team it hosts members of.
 type teamNode struct {
-	team  *images.Team
+	exec.TeamNode
 	n     *node
-	mem   []int // team ranks of the node's members, ascending
-	ctx   int
-	local bool // the team lives on this node: its collectives need no transfer
-	// node operations so far: taken in initiation order, under the
-	// engine's lock by a representative's Bind, under amu by AllThreads
-	// arrivals (the two never overlap on a team: the spec's rule)
-	seq   atomic.Uint64
 	chain *localRec    // a local team's: the start of its records' chain (local.go)
 	ring  []memberLine // a local team's ring: ringCalls slots of a line per member (ring.go)
 	fins  []finLine    // by member: its fin, how far it is done reading the ring
 	// AllThreads initiations waiting for the rest of the node's members
 	// (on a team with members on other nodes)
-	amu     stdsync.Mutex
-	pending []*arrival
-	base    uint64                    // call number of pending[0]
-	agg     aggregate                 // the open aggregate (aggregate.go)
-	agree   atomic.Pointer[agreement] // checked mode's cached agreement (check.go)
-	// lifetime (not counted for TeamAll, which lives as long as the node)
-	all        bool
-	unfinished atomic.Int64 // operations started and not finished
-	destroyed  atomic.Int32 // members that destroyed the team
-}
-
-// nextTagBase is the tag base of the team's next operation, taken in
-// initiation order. Its bits from 32 up hold the rest of the sequence
-// number, for the message headers (wire.go: seqOf); wireTag leaves them
-// out of the tags.
-func (tn *teamNode) nextTagBase() int {
-	seq := tn.seq.Add(1) - 1
-	return int(seq>>seqBits)<<32 | max(tn.ctx, 0)<<(seqBits+subBits) | int(seq&(1<<seqBits-1))<<subBits
-}
-
-// count adds d to the team's unfinished operations, which Destroy waits
-// for; TeamAll is never destroyed and counts none.
-func (tn *teamNode) count(d int64) {
-	if !tn.all {
-		tn.unfinished.Add(d)
-	}
+	amu       stdsync.Mutex
+	pending   []*arrival
+	base      uint64                    // call number of pending[0]
+	agree     atomic.Pointer[agreement] // checked mode's cached agreement (check.go)
+	destroyed atomic.Int32              // members that destroyed the team
 }
 
 // nodes records the node of every conduit that Init has used.
@@ -169,10 +131,10 @@ func Init(c Conduit, table *images.Table, myImage int, fns []reducefn.Entry, fla
 			return nil, fmt.Errorf("%w: unknown mode %v", ErrProgress, opts.Progress)
 		}
 	}
-	ctxBits := bitsOf(c.MaxTag()) - seqBits - subBits
+	ctxBits := bitsOf(c.MaxTag()) - exec.SeqBits - exec.SubBits
 	if ctxBits < 0 {
 		return nil, fmt.Errorf("%w: MaxTag %d leaves no room for %d-bit sequence numbers and %d-bit sub-tags",
-			ErrConduit, c.MaxTag(), seqBits, subBits)
+			ErrConduit, c.MaxTag(), exec.SeqBits, exec.SubBits)
 	}
 	// The node's first image makes the node; the others find it (a node
 	// holds an engine and an image map of TeamAll: not one per image).
@@ -215,7 +177,7 @@ func newNode(c Conduit, table *images.Table, fns []reducefn.Entry, opts Options,
 	for i, e := range fns {
 		own[i] = e.Own()
 	}
-	n := &node{cd: c, table: table, fns: fns, own: own, opts: opts, eng: engine.NewEngine(c.Poll, idle), me: me,
+	n := &node{Node: exec.Node{Cd: c, Me: me, OneSidedMin: opts.OneSidedMin}, table: table, fns: fns, own: own, opts: opts, eng: engine.NewEngine(c.Poll, idle),
 		first: table.First(me), count: table.On(me), ctxBits: min(ctxBits, 6), ctxUsed: 1, // context 0 is TeamAll's
 		joined: make([]bool, table.On(me)), ready: make(chan struct{}), creating: map[createKey]*creation{}}
 	if n.count > 1 {
@@ -225,9 +187,10 @@ func newNode(c Conduit, table *images.Table, fns []reducefn.Entry, opts Options,
 	if h := opts.paths; h != nil && h.forbid != nil {
 		n.forbidden = h.forbid(me)
 	}
+	n.Node.Builder = n
 	n.multi = table.Images() > table.Nodes()
 	n.all = n.newTeamNode(table.All())
-	n.all.all = true
+	n.all.All = true
 	return n
 }
 
@@ -313,7 +276,7 @@ func (n *node) awaitInit() error {
 		n.mu.Lock()
 		if n.initErr == nil {
 			n.initErr = fmt.Errorf("%w: %d of node %d's %d images called Init within %v",
-				ErrInitTimeout, n.arrived, n.me, n.count, n.opts.InitTimeout)
+				ErrInitTimeout, n.arrived, n.Me, n.count, n.opts.InitTimeout)
 			close(n.ready)
 		}
 		n.mu.Unlock()
@@ -345,7 +308,7 @@ func (n *node) agree(im *Image, nfns int) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), n.opts.InitTimeout)
 	defer cancel()
-	hd, err := im.GatherAllMNB(n.all.team, dsts, srcs, 16, gsync.InAllSync|gsync.OutAllSync|gsync.Local)
+	hd, err := im.GatherAllMNB(n.all.Team, dsts, srcs, 16, gsync.InAllSync|gsync.OutAllSync|gsync.Local)
 	if err == nil {
 		err = hd.Wait(ctx)
 	}
@@ -366,14 +329,14 @@ func (n *node) agree(im *Image, nfns int) error {
 
 // newTeamNode makes the node's state for team t.
 func (n *node) newTeamNode(t *images.Team) *teamNode {
-	tn := &teamNode{team: t, n: n, ctx: t.Context(), local: t.Nodes() == 1}
-	if tn.local {
+	tn := &teamNode{TeamNode: exec.TeamNode{Team: t, N: &n.Node, Ctx: t.Context(), Local: t.Nodes() == 1}, n: n}
+	if tn.Local {
 		tn.chain = newChain(tn)
 	}
-	if q := t.NodeRank(n.me); q >= 0 {
-		tn.mem = t.Members(q)
+	if q := t.NodeRank(n.Me); q >= 0 {
+		tn.Mem = t.Members(q)
 	}
-	if tn.local {
+	if tn.Local {
 		tn.newRing()
 	}
 	return tn

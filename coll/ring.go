@@ -50,9 +50,9 @@ type finLine struct {
 
 // newRing gives a local team of several members on this node its ring.
 func (tn *teamNode) newRing() {
-	if len(tn.mem) > 1 {
-		tn.ring = make([]memberLine, ringCalls*len(tn.mem))
-		tn.fins = make([]finLine, len(tn.mem))
+	if len(tn.Mem) > 1 {
+		tn.ring = make([]memberLine, ringCalls*len(tn.Mem))
+		tn.fins = make([]finLine, len(tn.Mem))
 	}
 }
 
@@ -144,7 +144,7 @@ func (it *imageTeam) claimAhead(n uint64, mine int) {
 
 // slot is the lines of call n in the ring.
 func (it *imageTeam) slot(n uint64) recLines {
-	m := len(it.tn.mem)
+	m := len(it.tn.Mem)
 	s := int(n%ringCalls) * m
 	return recLines{tn: it.tn, num: n, lines: it.tn.ring[s : s+m]}
 }
@@ -239,7 +239,7 @@ func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
 			return false, nil
 		case !took: // another image took the ring as this call's root
 			return true, argsDiffer("image %d and another took themselves for the %v's root",
-				tn.team.Image(tn.mem[mine]), k.Kind)
+				tn.Team.Image(tn.Mem[mine]), k.Kind)
 		}
 		ln.at.Store(want)
 		if dst, src := a.Dst[mine][:k.N], a.Src[mine][:k.N]; !alg.Identical(dst, src) {

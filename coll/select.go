@@ -4,6 +4,7 @@ import (
 	stdsync "sync"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/exec"
 	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/loggp"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -39,7 +40,7 @@ const (
 	// pathArrival: AllThreads arrivals gathered on a record, then one
 	// schedule for the node (call.go).
 	pathArrival
-	// pathAggregate: a member or the Last of an aggregate (aggregate.go).
+	// pathAggregate: a member or the Last of an aggregate (internal/exec/aggregate.go).
 	pathAggregate
 	// pathAlone: a blocking call's schedule run to its end on the
 	// caller's goroutine, with no slot and no handle.
@@ -83,7 +84,7 @@ func (n *node) allows(p path) bool { return n.forbidden&p == 0 }
 // took its plan.
 func (n *node) planned(it *imageTeam) {
 	if h := n.opts.paths; h != nil && h.planned != nil {
-		h.planned(it.tn.team.Image(it.rank))
+		h.planned(it.tn.Team.Image(it.rank))
 	}
 }
 
@@ -91,7 +92,7 @@ func (n *node) planned(it *imageTeam) {
 // path p.
 func (n *node) took(it *imageTeam, p path) {
 	if h := n.opts.paths; h != nil && h.took != nil {
-		h.took(it.tn.team.Image(it.rank), p)
+		h.took(it.tn.Team.Image(it.rank), p)
 	}
 }
 
@@ -102,7 +103,7 @@ func (n *node) took(it *imageTeam, p path) {
 // engine lets it) or in the engine.
 func (n *node) route(a *callArgs) path {
 	switch tn := a.tn; {
-	case a.threads && len(a.Dst) > 1 && tn.local:
+	case a.threads && len(a.Dst) > 1 && tn.Local:
 		return pathRecords
 	case a.threads && len(a.Dst) > 1:
 		return pathArrival
@@ -130,7 +131,7 @@ func pathName(p path) string {
 // without OUT_ALLSYNC.
 func selfFolds(a *callArgs) bool {
 	f := a.Key.Flags
-	return !a.nb && f&gsync.Aggregate == 0 && f.Out() != gsync.OutAllSync && inlineKey(&a.Key, len(a.tn.mem))
+	return !a.nb && f&gsync.Aggregate == 0 && f.Out() != gsync.OutAllSync && inlineKey(&a.Key, len(a.tn.Mem))
 }
 
 // castsByRing reports whether a's call is a broadcast that may go by the
@@ -148,14 +149,14 @@ func castsByRing(a *callArgs) bool {
 func stages(a *callArgs) int {
 	k := &a.Key
 	f := k.Flags
-	if a.tn.mem[a.mine] != k.Root || f.In() == gsync.InAllSync || f.Out() == gsync.OutAllSync {
+	if a.tn.Mem[a.mine] != k.Root || f.In() == gsync.InAllSync || f.Out() == gsync.OutAllSync {
 		return 0
 	}
 	size := k.N
 	switch k.Kind {
 	case plan.Broadcast:
 	case plan.Scatter:
-		size *= a.tn.team.Size()
+		size *= a.tn.Team.Size()
 	default:
 		return 0
 	}
@@ -176,21 +177,21 @@ func (r *recLines) direct(c *plan.Call) bool {
 	case plan.Broadcast:
 		return r.tn.n.allows(pathDirect)
 	case plan.ReduceAll:
-		return k.SrcLayout == alg.Cyclic && k.Count == len(r.tn.mem) && (r.inline(k) || r.tn.n.allows(pathDirect))
+		return k.SrcLayout == alg.Cyclic && k.Count == len(r.tn.Mem) && (r.inline(k) || r.tn.n.allows(pathDirect))
 	}
 	return false
 }
 
 // segMode is the one-sided mode of a call with flags f, or 0.
 func (n *node) segMode(k *plan.Key) int {
-	if n.seg == nil || k.Kind < plan.Broadcast || k.Kind > plan.Exchange {
+	if n.Seg == nil || k.Kind < plan.Broadcast || k.Kind > plan.Exchange {
 		return 0
 	}
 	switch {
 	case k.Flags&gsync.DstInSegment != 0:
-		return segPut
+		return exec.SegPut
 	case k.Flags&gsync.SrcInSegment != 0:
-		return segGet
+		return exec.SegGet
 	}
 	return 0
 }
@@ -199,19 +200,19 @@ func (n *node) segMode(k *plan.Key) int {
 // aggregate: it has the flag, or one is open. Teams on one node never
 // aggregate (nothing to coalesce).
 func (tn *teamNode) aggregating(c *plan.Call) bool {
-	if tn.local {
+	if tn.Local {
 		return false
 	}
 	if c.Key.Flags&gsync.Aggregate != 0 {
 		return true
 	}
-	return tn.agg.open.Load()
+	return tn.Agg.Open()
 }
 
 // checking reports whether collectives on tn agree on their arguments
 // first: in checked mode, where the team spans nodes (a node's own images
 // agree already: ErrArgsDiffer).
-func (n *node) checking(tn *teamNode) bool { return n.opts.Check && !tn.local }
+func (n *node) checking(tn *teamNode) bool { return n.opts.Check && !tn.Local }
 
 // The choice of algorithm, made once per cached schedule (build.go asks):
 // the tree of broadcast, scatter, gather and the tree-based reductions,

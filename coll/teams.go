@@ -101,7 +101,7 @@ func (im *Image) makeTeam(parent *images.Team, color, key int, list []int) (*ima
 	}
 	ck := createKey{tn, it.creations}
 	it.creations++
-	cr := n.creationOf(ck, len(tn.mem))
+	cr := n.creationOf(ck, len(tn.Mem))
 	defer n.leaveCreation(ck, cr)
 
 	P := parent.Size()
@@ -339,7 +339,7 @@ func (cr *creation) make(n *node, parent *images.Team, groups [][]int, ctxs []in
 // hosts reports whether node n hosts one of the parent ranks.
 func hosts(n *node, parent *images.Team, ranks []int) bool {
 	for _, r := range ranks {
-		if n.table.NodeOf(parent.Image(r)) == n.me {
+		if n.table.NodeOf(parent.Image(r)) == n.Me {
 			return true
 		}
 	}
@@ -384,19 +384,19 @@ func (im *Image) Destroy(t *images.Team) error {
 	}
 	delete(im.teams, t)
 	tn := it.tn
-	if int(tn.destroyed.Add(1)) < len(tn.mem) {
+	if int(tn.destroyed.Add(1)) < len(tn.Mem) {
 		return nil
 	}
-	if err := im.n.eng.WaitUntil(context.Background(), func() bool { return tn.unfinished.Load() == 0 }); err != nil {
+	if err := im.n.eng.WaitUntil(context.Background(), func() bool { return tn.Unfinished.Load() == 0 }); err != nil {
 		return err
 	}
 	n := im.n
-	tn.agg.drop(&n.plans)
+	tn.Agg.Drop(&n.Plans)
 	n.mu.Lock()
 	delete(n.teams, t)
 	n.mu.Unlock()
-	if tn.ctx > 0 {
-		n.freeContexts(1 << tn.ctx)
+	if tn.Ctx > 0 {
+		n.freeContexts(1 << tn.Ctx)
 	}
 	return nil
 }

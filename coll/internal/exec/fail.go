@@ -1,4 +1,4 @@
-package coll
+package exec
 
 // A collective that fails on a node part way (its reduction function
 // panicked or called gocoll, a message of another collective arrived, or a
@@ -12,13 +12,13 @@ package coll
 // the collective stop, a stall (ErrStalled when a stall timeout is set).
 
 // Quiet implements engine.Quieter: no transfer of the run is in flight.
-func (o *schedOp) Quiet() bool { return o.left == 0 }
+func (o *Sched) Quiet() bool { return o.left == 0 }
 
 // Abandon implements engine.Abandoner.
-func (o *schedOp) Abandon() { o.countFinished(true) }
+func (o *Sched) Abandon() { o.countFinished(true) }
 
 // Quiet implements engine.Quieter.
-func (a *aggOp) Quiet() bool {
+func (a *AggOp) Quiet() bool {
 	for _, o := range a.subs {
 		if !o.Quiet() {
 			return false
@@ -28,30 +28,9 @@ func (a *aggOp) Quiet() bool {
 }
 
 // Abandon implements engine.Abandoner.
-func (a *aggOp) Abandon() {
+func (a *AggOp) Abandon() {
 	if !a.finished {
 		a.finished = true
-		a.tn.count(-1)
-	}
-}
-
-// Quiet implements engine.Quieter.
-func (r *arrival) Quiet() bool {
-	if r.agg != nil {
-		return r.agg.Quiet()
-	}
-	op := r.inner.Load()
-	return op == nil || op.Quiet()
-}
-
-// Abandon implements engine.Abandoner.
-func (r *arrival) Abandon() {
-	if r.agg != nil {
-		r.agg.Abandon()
-		return
-	}
-	if !r.finished {
-		r.finished = true
-		r.tn.count(-1)
+		a.tn.Count(-1)
 	}
 }

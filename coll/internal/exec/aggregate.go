@@ -1,4 +1,4 @@
-package coll
+package exec
 
 import (
 	"fmt"
@@ -64,9 +64,9 @@ const maxAggregate = 1024
 // cached one allocates nothing.
 const aggWays = 2
 
-// aggregate is a team's open aggregate on a node, and its cached
-// aggregate operations.
-type aggregate struct {
+// Aggregate is a team's open Aggregate on a node, and its cached
+// Aggregate operations.
+type Aggregate struct {
 	mu    stdsync.Mutex
 	n     int         // members so far
 	open  atomic.Bool // n > 0, read without the lock by every initiation
@@ -74,9 +74,9 @@ type aggregate struct {
 	// the members so far are those of cand, a cached operation, as long as
 	// they match it (checked as each arrives, so that a repeated aggregate
 	// stores nothing); else they are in calls (storage reused)
-	cand   *aggOp
+	cand   *AggOp
 	calls  []aggCall
-	cache  [aggWays]*aggOp
+	cache  [aggWays]*AggOp
 	victim int
 }
 
@@ -110,7 +110,7 @@ func (ac *aggCall) is(c *plan.Call) bool {
 }
 
 // add records a member (c.key carries its buffers' identities).
-func (ag *aggregate) add(c *plan.Call, tagBase int) error {
+func (ag *Aggregate) add(c *plan.Call, tagBase int) error {
 	ag.mu.Lock()
 	defer ag.mu.Unlock()
 	if ag.n >= maxAggregate {
@@ -147,17 +147,21 @@ func (ag *aggregate) add(c *plan.Call, tagBase int) error {
 	return nil
 }
 
+// Open reports whether the aggregate has members: a call that joins it or
+// ends it is under way.
+func (ag *Aggregate) Open() bool { return ag.open.Load() }
+
 // reset empties the aggregate.
-func (ag *aggregate) reset() {
+func (ag *Aggregate) reset() {
 	ag.n, ag.bases, ag.cand, ag.calls = 0, ag.bases[:0], nil, ag.calls[:0]
 	ag.open.Store(false)
 }
 
-// joinAggregate adds c (its key carrying its buffers' identities) as a
+// JoinAggregate adds c (its key carrying its buffers' identities) as a
 // member, or, for the Last, returns the aggregate operation, cached or
 // built (nil and no error for a member).
-func (n *node) joinAggregate(tn *teamNode, c *plan.Call, tagBase int) (*aggOp, error) {
-	ag := &tn.agg
+func (tn *TeamNode) JoinAggregate(c *plan.Call, tagBase int) (*AggOp, error) {
+	ag := &tn.Agg
 	if err := ag.add(c, tagBase); err != nil || c.Key.Flags&gsync.Aggregate != 0 {
 		return nil, err
 	}
@@ -175,16 +179,16 @@ func (n *node) joinAggregate(tn *teamNode, c *plan.Call, tagBase int) (*aggOp, e
 	for i := range calls {
 		calls[i].tagBase = ag.bases[i]
 	}
-	a := n.buildAggregate(tn, calls)
-	ag.keep(&n.plans, a)
+	a := tn.buildAggregate(calls)
+	ag.keep(&tn.N.Plans, a)
 	return a, nil
 }
 
 // keep caches a, a new operation about to run, in place of an idle entry,
-// within the node's budget for cached schedules (plans.go), which counts
+// within the node's budget for cached schedules (cache.go), which counts
 // what a holds on to with theirs: its members' buffers, which it keeps
 // reachable, and its internal buffers.
-func (ag *aggregate) keep(pc *planCache, a *aggOp) {
+func (ag *Aggregate) keep(pc *Cache, a *AggOp) {
 	size := a.heldBytes()
 	if size > planBudget {
 		return
@@ -211,17 +215,17 @@ func (ag *aggregate) keep(pc *planCache, a *aggOp) {
 		}
 		a.cached, a.held = true, size
 		for _, o := range a.groups {
-			o.cached = true // its buffers stay with it
+			o.Cached = true // its buffers stay with it
 		}
 		ag.cache[w], ag.victim = a, w+1
 		return
 	}
 }
 
-// drop empties the cache of a team that is destroyed: its entries' bytes
+// Drop empties the cache of a team that is destroyed: its entries' bytes
 // leave the node's budget, and the internal buffers of those that nothing
 // runs go back to their pools.
-func (ag *aggregate) drop(pc *planCache) {
+func (ag *Aggregate) Drop(pc *Cache) {
 	ag.mu.Lock()
 	defer ag.mu.Unlock()
 	for w, a := range ag.cache {
@@ -238,7 +242,7 @@ func (ag *aggregate) drop(pc *planCache) {
 
 // heldBytes is what a keeps from the GC and the pools while cached: its
 // members' buffers, its internal buffers and its message headers.
-func (a *aggOp) heldBytes() int {
+func (a *AggOp) heldBytes() int {
 	n := 0
 	for _, o := range a.groups {
 		n += o.sc.Bytes() + o.wireBytes()
@@ -274,16 +278,16 @@ type groupKey struct {
 }
 
 // groupOf is the groupKey of key k on P nodes.
-func (n *node) groupOf(k *plan.Key, P int) groupKey {
+func (n *Node) groupOf(k *plan.Key, P int) groupKey {
 	gk := groupKey{k: fusionKey(*k)}
 	if k.Kind < plan.Reduce {
-		gk.algo = n.sizeChoice(k, P)
+		gk.algo = n.Builder.SizeChoice(k, P)
 	}
 	return gk
 }
 
 // buildAggregate is the aggregate operation of calls (in initiation order).
-func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
+func (tn *TeamNode) buildAggregate(calls []aggCall) *AggOp {
 	var in, out gsync.Flags = gsync.InNoSync, gsync.OutNoSync
 	type group struct {
 		rounds  [][]alg.Round
@@ -292,38 +296,38 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 	}
 	var groups []*group
 	byKey := map[groupKey]*group{}
-	P := tn.team.Nodes()
+	P := tn.Team.Nodes()
 	for i := range calls {
 		ac := &calls[i]
 		c := ac.call()
 		f := ac.key.Flags
 		in, out = max(in, f.In()), max(out, f.Out()) // the flags grow stronger bit by bit
-		gk := n.groupOf(&ac.key, P)
+		gk := tn.N.groupOf(&ac.key, P)
 		gr := byKey[gk]
 		if gr == nil {
-			gr = &group{g: n.geom(tn, 0)}
+			gr = &group{g: tn.Geom(0)}
 			byKey[gk] = gr
 			groups = append(groups, gr)
 		}
 		g := gr.g
 		g.Block = ac.key.N
-		gr.rounds = append(gr.rounds, n.build(g, &c))
+		gr.rounds = append(gr.rounds, tn.N.Builder.Build(g, &c))
 		gr.members = append(gr.members, i)
 	}
-	a := &aggOp{tn: tn, members: calls, bases: make([]int, len(calls))}
+	a := &AggOp{tn: tn, members: calls, bases: make([]int, len(calls))}
 	for i := range calls {
 		a.bases[i] = calls[i].tagBase
 	}
-	g := n.geom(tn, 0)
+	g := tn.Geom(0)
 	base := calls[0].tagBase
 	if in == gsync.InAllSync {
-		a.entry = newRawOp(n, tn, plan.Key{Kind: plan.Barrier}, alg.BarrierRounds(g, alg.SubEntry), gsync.OutMySync, nil, base)
+		a.entry = NewRawOp(tn, plan.Key{Kind: plan.Barrier}, alg.BarrierRounds(g, alg.SubEntry), gsync.OutMySync, nil, base)
 		a.subs = append(a.subs, a.entry)
 	}
 	gout := min(out, gsync.OutMySync) // OUT_ALLSYNC is the exit barrier's
 	for _, gr := range groups {
 		first := gr.members[0]
-		o := newRawOp(n, tn, fusionKey(calls[first].key), fuse(gr.g, gr.rounds, gr.members), gout, gr.g.Scratch, calls[first].tagBase)
+		o := NewRawOp(tn, fusionKey(calls[first].key), fuse(gr.g, gr.rounds, gr.members), gout, gr.g.Scratch, calls[first].tagBase)
 		o.mbases = a.bases
 		a.groups = append(a.groups, o)
 		a.firsts = append(a.firsts, first)
@@ -331,7 +335,7 @@ func (n *node) buildAggregate(tn *teamNode, calls []aggCall) *aggOp {
 	a.subs = append(a.subs, a.groups...)
 	if out == gsync.OutAllSync {
 		if rs := alg.BarrierRounds(g, alg.SubExit); len(rs) > 0 {
-			a.exit = newRawOp(n, tn, plan.Key{Kind: plan.Barrier}, rs, gsync.OutMySync, nil, base)
+			a.exit = NewRawOp(tn, plan.Key{Kind: plan.Barrier}, rs, gsync.OutMySync, nil, base)
 			a.subs = append(a.subs, a.exit)
 		}
 	}
@@ -432,7 +436,7 @@ func fused(g alg.Geom, xs []memberXfer, recv bool) ([]alg.Xfer, []alg.CopyOp) {
 		own := make([]alg.Xfer, len(xs))
 		for i, mx := range xs {
 			own[i] = mx.x
-			own[i].Sub |= (mx.m + 1) << subBits
+			own[i].Sub |= (mx.m + 1) << SubBits
 		}
 		return own, nil
 	}
@@ -470,30 +474,30 @@ func xferBytes(xs []memberXfer) int {
 	return n
 }
 
-// newRawOp is a schedule that is no call's own (an aggregate's part) of
+// NewRawOp is a schedule that is no call's own (an aggregate's part) of
 // the calls key describes (kind and function), synced in output mode out,
 // with the tag base it will run with.
-func newRawOp(n *node, tn *teamNode, key plan.Key, rounds []alg.Round, out gsync.Flags, sc *alg.Scratch, tagBase int) *schedOp {
-	o := &schedOp{n: n, tn: tn, cd: n.cd, key: key, out: out, rounds: rounds, sc: sc, tagBase: tagBase}
+func NewRawOp(tn *TeamNode, key plan.Key, rounds []alg.Round, out gsync.Flags, sc *alg.Scratch, tagBase int) *Sched {
+	o := &Sched{n: tn.N, tn: tn, cd: tn.N.Cd, key: key, out: out, rounds: rounds, sc: sc, TagBase: tagBase}
 	o.items = o.itemBuf[:0]
 	o.state = o.stateBuf[:0]
-	o.reset()
+	o.Reset()
 	o.setupWire()
 	return o
 }
 
-// aggOp is an aggregate as the engine runs it: an entry barrier, the fused
+// AggOp is an aggregate as the engine runs it: an entry barrier, the fused
 // groups side by side, an exit barrier; each a schedule whose transfers
 // are numbered on from the last one's (offs), so that a transfer's index
 // names its schedule.
-type aggOp struct {
-	tn          *teamNode
-	entry, exit *schedOp // nil when no member asks for them
-	groups      []*schedOp
-	subs        []*schedOp // entry, groups, exit (those there are)
-	offs        []uint32   // by sub: the index of its first transfer
-	bases       []int      // the members' tag bases (schedOp.wireBase)
-	finished    bool       // counted off the team's unfinished operations
+type AggOp struct {
+	tn          *TeamNode
+	entry, exit *Sched // nil when no member asks for them
+	groups      []*Sched
+	subs        []*Sched // entry, groups, exit (those there are)
+	offs        []uint32 // by sub: the index of its first transfer
+	bases       []int    // the members' tag bases (schedOp.wireBase)
+	finished    bool     // counted off the team's unfinished operations
 	// for reuse (aggregate.keep): the members it was built for, each
 	// group's first member (whose tag base the group runs with), and
 	// whether it is cached, and idle
@@ -506,36 +510,36 @@ type aggOp struct {
 
 // rerun prepares a cached aggregate to run again, for members that are
 // the same calls with the tag bases bases.
-func (a *aggOp) rerun(bases []int) {
+func (a *AggOp) rerun(bases []int) {
 	copy(a.bases, bases)
 	for _, o := range a.subs {
-		o.reset()
-		o.tagBase = bases[0] // the barriers'
+		o.Reset()
+		o.TagBase = bases[0] // the barriers'
 	}
 	for i, o := range a.groups {
-		o.tagBase = bases[a.firsts[i]]
+		o.TagBase = bases[a.firsts[i]]
 	}
 }
 
 // release gives back the buffers of an aggregate that nothing runs.
-func (a *aggOp) release() {
+func (a *AggOp) release() {
 	for _, o := range a.groups {
 		o.sc.Release()
 	}
 }
 
 // Bind implements engine.Op.
-func (a *aggOp) Bind(slot uint32) {
+func (a *AggOp) Bind(slot uint32) {
 	for i, o := range a.subs {
-		o.bindAs(slot, o.tagBase)
+		o.BindAs(slot, o.TagBase)
 		o.idxBase = a.offs[i]
 	}
 	a.finished = false
-	a.tn.count(1)
+	a.tn.Count(1)
 }
 
 // Complete implements engine.Op.
-func (a *aggOp) Complete(idx uint32) {
+func (a *AggOp) Complete(idx uint32) {
 	if idx&ignoreIdx != 0 { // an earlier operation's (segment.go)
 		return
 	}
@@ -555,7 +559,7 @@ func (a *aggOp) Complete(idx uint32) {
 
 // Step implements engine.Op: the groups start once the entry barrier is
 // over, the exit barrier once every group finished.
-func (a *aggOp) Step() error {
+func (a *AggOp) Step() error {
 	defer a.noteFinished()
 	if a.entry != nil {
 		if err := a.entry.Step(); err != nil || !a.entry.Finished() {
@@ -577,7 +581,7 @@ func (a *aggOp) Step() error {
 
 // Syncable implements engine.Op: every group to the extent of the
 // aggregate's output mode, and the exit barrier when there is one.
-func (a *aggOp) Syncable() bool {
+func (a *AggOp) Syncable() bool {
 	if a.entry != nil && !a.entry.Finished() {
 		return false
 	}
@@ -590,7 +594,7 @@ func (a *aggOp) Syncable() bool {
 }
 
 // Finished implements engine.Op.
-func (a *aggOp) Finished() bool {
+func (a *AggOp) Finished() bool {
 	for _, o := range a.subs {
 		if !o.Finished() {
 			return false
@@ -599,24 +603,24 @@ func (a *aggOp) Finished() bool {
 	return true
 }
 
-func (a *aggOp) noteFinished() {
+func (a *AggOp) noteFinished() {
 	if !a.finished && a.Finished() {
 		a.finished = true
-		a.tn.count(-1)
+		a.tn.Count(-1)
 	}
 }
 
 // Retire implements engine.Op: a cached aggregate that finished may run
 // again; one that failed is never reused (a transfer may still use its
 // buffers), nor are its buffers.
-func (a *aggOp) Retire() {
+func (a *AggOp) Retire() {
 	done := a.Finished()
 	for _, o := range a.subs {
 		o.Retire()
 	}
 	if !a.finished {
 		a.finished = true
-		a.tn.count(-1)
+		a.tn.Count(-1)
 	}
 	if a.cached && done {
 		a.idle.Store(true)
@@ -624,7 +628,7 @@ func (a *aggOp) Retire() {
 }
 
 // AgentSafe implements engine.AgentSafe.
-func (a *aggOp) AgentSafe() bool {
+func (a *AggOp) AgentSafe() bool {
 	for _, o := range a.subs {
 		if !o.AgentSafe() {
 			return false

@@ -1,4 +1,4 @@
-package coll
+package exec
 
 import (
 	"encoding/binary"
@@ -8,7 +8,7 @@ import (
 	"github.com/gocoll/gocoll/coll/internal/plan"
 )
 
-// Message headers (the default-mode check of check.go). Every non-empty
+// Message headers (the default mode's check). Every non-empty
 // message of a schedule carries hdrSize bytes: the operation's full
 // sequence number on the team, and the hash of its agreed arguments with
 // the payload's length. The receiving end checks them before a byte of
@@ -32,7 +32,7 @@ import (
 //
 // A header that does not match (another call's arguments, another length,
 // a stale message of the same tag 2^seqBits operations older) fails the
-// operation with ErrMismatch; a larger payload than the receive expects is
+// operation with plan.ErrMismatch; a larger payload than the receive expects is
 // the conduit's truncation error. Either way nothing reaches the caller's
 // memory. Barrier messages (empty) carry no header; on the one-sided path
 // of segments (segment.go) the control message that precedes a write or
@@ -58,7 +58,7 @@ type wireX struct {
 
 // setupWire gives every non-empty transfer its header buffer; the items
 // are those of reset (receives, then sends, in round order).
-func (o *schedOp) setupWire() {
+func (o *Sched) setupWire() {
 	o.sigHash = plan.SigOf(&o.key).Hash()
 	type pk struct {
 		peer, sub int
@@ -81,7 +81,7 @@ func (o *schedOp) setupWire() {
 }
 
 // wireBytes is the size of the header buffers.
-func (o *schedOp) wireBytes() int {
+func (o *Sched) wireBytes() int {
 	n := 0
 	for _, wx := range o.wire {
 		n += len(wx.w)
@@ -91,7 +91,7 @@ func (o *schedOp) wireBytes() int {
 
 // eachXfer calls f on the schedule's transfers in the order of its items:
 // the receives of every round, then the sends of every round.
-func (o *schedOp) eachXfer(f func(x alg.Xfer, send bool)) {
+func (o *Sched) eachXfer(f func(x alg.Xfer, send bool)) {
 	for r := range o.rounds {
 		for _, x := range o.rounds[r].Recvs {
 			f(x, false)
@@ -104,21 +104,21 @@ func (o *schedOp) eachXfer(f func(x alg.Xfer, send bool)) {
 	}
 }
 
-// seqOf is the full sequence number of the operation of tag base base
+// TagSeq is the full sequence number of the operation of tag base base
 // (nextTagBase keeps its high bits above the tag's).
-func seqOf(base int) uint64 {
-	return uint64(base)>>32<<seqBits | uint64(base>>subBits)&(1<<seqBits-1)
+func TagSeq(base int) uint64 {
+	return uint64(base)>>32<<SeqBits | uint64(base>>SubBits)&(1<<SeqBits-1)
 }
 
 // wireTag is the tag of sub-tag sub of the operation of tag base base.
 func wireTag(base, sub int) int { return base&(1<<32-1) | sub }
 
-func (o *schedOp) putHdr(h []byte, base, n int) { putHdr(h, base, o.sigHash, n) }
+func (o *Sched) putHdr(h []byte, base, n int) { putHdr(h, base, o.sigHash, n) }
 
 // putHdr writes into h the header of a message of n bytes of the
 // operation of tag base tagBase whose arguments hash to sig.
 func putHdr(h []byte, tagBase int, sig uint32, n int) {
-	binary.LittleEndian.PutUint64(h, seqOf(tagBase))
+	binary.LittleEndian.PutUint64(h, TagSeq(tagBase))
 	binary.LittleEndian.PutUint64(h[8:], uint64(sig)<<32|uint64(uint32(n)))
 }
 
@@ -127,7 +127,7 @@ func putHdr(h []byte, tagBase int, sig uint32, n int) {
 // receive of a round not started yet fails the operation only once it
 // starts (late): its sends go first, so that a peer this node exchanges
 // with in that round gets a message and learns of the mismatch too.
-func (o *schedOp) checkHdr(idx uint32, h []byte, n, peer, base int) bool {
+func (o *Sched) checkHdr(idx uint32, h []byte, n, peer, base int) bool {
 	err := o.n.hdrErr(h, n, peer, &o.key, base, o.sigHash)
 	if err == nil {
 		return true
@@ -145,30 +145,30 @@ func (o *schedOp) checkHdr(idx uint32, h []byte, n, peer, base int) bool {
 // operation's, or, for a sub-tag at or above 1<<subBits, that of the
 // aggregate's member sub>>subBits - 1 (aggregate.go: its own message in a
 // fused schedule) with the sub-tag below.
-func (o *schedOp) wireBase(sub int) (base, s int) {
-	if m := sub >> subBits; m > 0 {
-		return o.mbases[m-1], sub & (1<<subBits - 1)
+func (o *Sched) wireBase(sub int) (base, s int) {
+	if m := sub >> SubBits; m > 0 {
+		return o.mbases[m-1], sub & (1<<SubBits - 1)
 	}
-	return o.tagBase, sub
+	return o.TagBase, sub
 }
 
 // hdrErr is nil when header h is the one this node would have sent for n
 // bytes from peer in the operation of key k, tag base tagBase and
 // arguments hash sig; else the error that says how they differ.
-func (n *node) hdrErr(h []byte, nb, peer int, k *plan.Key, tagBase int, sig uint32) error {
+func (n *Node) hdrErr(h []byte, nb, peer int, k *plan.Key, tagBase int, sig uint32) error {
 	seq, w := binary.LittleEndian.Uint64(h), binary.LittleEndian.Uint64(h[8:])
-	mySeq := seqOf(tagBase)
+	mySeq := TagSeq(tagBase)
 	if seq == mySeq && uint32(w>>32) == sig && int(uint32(w)) == nb {
 		return nil
 	}
 	s := plan.SigOf(k)
 	s.Seq = mySeq
 	return fmt.Errorf("%w: node %d sent for call %d a message of %d bytes with arguments hash %08x; this node (node %d) called %v, hash %08x, expecting %d bytes",
-		ErrMismatch, peer, seq, uint32(w), uint32(w>>32), n.me, s, sig, nb)
+		plan.ErrMismatch, peer, seq, uint32(w), uint32(w>>32), n.Me, s, sig, nb)
 }
 
 // isend starts send item idx (x) with its header.
-func (o *schedOp) isend(idx uint32, x alg.Xfer) (bool, error) {
+func (o *Sched) isend(idx uint32, x alg.Xfer) (bool, error) {
 	base, sub := o.wireBase(x.Sub)
 	tag := wireTag(base, sub)
 	wx := &o.wire[idx]
@@ -193,7 +193,7 @@ func (o *schedOp) isend(idx uint32, x alg.Xfer) (bool, error) {
 }
 
 // irecv posts receive item idx (x): the payload's own, or its header's.
-func (o *schedOp) irecv(idx uint32, x alg.Xfer) (bool, error) {
+func (o *Sched) irecv(idx uint32, x alg.Xfer) (bool, error) {
 	tag := wireTag(o.wireBase(x.Sub))
 	wx := &o.wire[idx]
 	switch {
@@ -211,7 +211,7 @@ func (o *schedOp) irecv(idx uint32, x alg.Xfer) (bool, error) {
 
 // hdrArrived posts the payload's receive of item idx once its header
 // matched; done reports the payload there already.
-func (o *schedOp) hdrArrived(idx uint32) (bool, error) {
+func (o *Sched) hdrArrived(idx uint32) (bool, error) {
 	wx := &o.wire[idx]
 	base, sub := o.wireBase(wx.sub)
 	if !o.checkHdr(idx, wx.w, len(wx.buf), wx.peer, base) {
@@ -222,7 +222,7 @@ func (o *schedOp) hdrArrived(idx uint32) (bool, error) {
 
 // completeHdr records the header message of item idx complete: a send's,
 // or a receive's, whose payload's receive it then posts.
-func (o *schedOp) completeHdr(idx uint32) {
+func (o *Sched) completeHdr(idx uint32) {
 	if o.items[idx].send {
 		o.left--
 		return
@@ -238,7 +238,7 @@ func (o *schedOp) completeHdr(idx uint32) {
 
 // unwrap checks an inline receive's header and copies its payload out;
 // false: the operation failed and the payload stays where it is.
-func (o *schedOp) unwrap(idx uint32) bool {
+func (o *Sched) unwrap(idx uint32) bool {
 	wx := &o.wire[idx]
 	if !wx.inline || o.items[idx].send || o.items[idx].seg != 0 {
 		return true

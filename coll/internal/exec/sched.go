@@ -1,4 +1,4 @@
-package coll
+package exec
 
 import (
 	"encoding/binary"
@@ -7,7 +7,6 @@ import (
 	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/internal/engine"
-	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -31,13 +30,13 @@ type roundState struct {
 	sendLeft int // sends not complete (or not started)
 }
 
-// schedOp executes a schedule; it implements engine.Op.
-type schedOp struct {
-	n      *node
-	tn     *teamNode
+// Sched executes a schedule; it implements engine.Op.
+type Sched struct {
+	n      *Node
+	tn     *TeamNode
 	cd     Conduit
 	key    plan.Key
-	bufs   []plan.BufID // every member's buffers, when the node has several (see plans.go)
+	bufs   []plan.BufID // every member's buffers, when the node has several (see cache.go)
 	out    gsync.Flags  // output sync mode
 	rounds []alg.Round
 	sc     *alg.Scratch // internal buffers: back to their pools once finished, unless cached
@@ -46,7 +45,7 @@ type schedOp struct {
 	// state of one run, set by reset
 	slot    uint32
 	idxBase uint32 // added to transfer indices in tokens (an aggregate's part: aggregate.go)
-	tagBase int
+	TagBase int
 	mbases  []int  // an aggregate's part: its members' tag bases (wireBase)
 	items   []item // the receives of all rounds, then the sends in round order
 	state   []roundState
@@ -68,18 +67,16 @@ type schedOp struct {
 	// (checkHdr)
 	late      error
 	lateRound int
-	// preset: the next Bind keeps tagBase, taken by the initiation
-	// (checked mode agrees on the arguments under it first: check.go)
-	preset bool
+	// Preset: the next Bind keeps tagBase, taken by the initiation
+	// (checked mode agrees on the arguments under it first: coll/check.go)
+	Preset bool
 
-	// cached schedules are run again once idle (see plans.go); held is
+	// Cached schedules are run again once idle (see cache.go); held is
 	// what the cache counts for one
-	cached bool
+	Cached bool
 	held   int
-	idle   atomic.Bool
-	// where the cache holds it, and its id there (unique on the node)
-	way int
-	id  uint64
+	Idle   atomic.Bool
+	Ref    CacheRef // where the cache holds it
 	// counting: this run is counted in tn.unfinished (Bind, not bindAs);
 	// counted: and has been taken off it
 	counting, counted bool
@@ -101,25 +98,26 @@ type freshRun struct {
 	stateBuf                   [3]roundState
 }
 
-func newSchedOp(n *node, tn *teamNode, c *plan.Call, rounds []alg.Round, sc *alg.Scratch) *schedOp {
-	o := &schedOp{n: n, tn: tn, cd: n.cd, key: c.Key, out: c.Key.Flags.Out(), rounds: rounds, sc: sc}
+func NewSched(tn *TeamNode, c *plan.Call, rounds []alg.Round, sc *alg.Scratch, seg int) *Sched {
+	n := tn.N
+	o := &Sched{n: n, tn: tn, cd: n.Cd, key: c.Key, out: c.Key.Flags.Out(), rounds: rounds, sc: sc}
 	if len(c.Dst) > 1 {
 		o.bufs = plan.BufIDs(c)
 	}
-	if m := n.segMode(&c.Key); m != 0 {
-		o.seg = &segState{mode: m}
+	if seg != 0 {
+		o.seg = &segState{mode: seg}
 	}
 	o.items = o.itemBuf[:0]
 	o.state = o.stateBuf[:0]
-	o.reset()
+	o.Reset()
 	o.setupWire()
 	return o
 }
 
-// reset prepares a run of the schedule. The first builds the items and
+// Reset prepares a run of the schedule. The first builds the items and
 // the counts from the rounds and keeps them (fresh); a later one, for a
 // cached schedule run again, copies them back.
-func (o *schedOp) reset() {
+func (o *Sched) Reset() {
 	o.posted, o.next, o.left = false, 0, 0
 	o.err, o.late = nil, nil
 	if f := &o.fresh; f.made {
@@ -137,7 +135,7 @@ func (o *schedOp) reset() {
 
 // build makes the items and counts of a run before its start from the
 // rounds, and keeps a copy of them in o.fresh.
-func (o *schedOp) build() {
+func (o *Sched) build() {
 	o.clientLeft, o.clientRecvLeft = 0, 0
 	o.items = o.items[:0]
 	if cap(o.state) < len(o.rounds) {
@@ -171,14 +169,14 @@ func (o *schedOp) build() {
 // Retire implements engine.Op: a cached schedule becomes idle, ready to run
 // again, unless it failed with transfers outstanding (a receive of that
 // run may still land in its buffers), so it stays out of use.
-func (o *schedOp) Retire() {
+func (o *Sched) Retire() {
 	o.countFinished(true)
-	if o.cached && o.left == 0 {
-		o.idle.Store(true)
+	if o.Cached && o.left == 0 {
+		o.Idle.Store(true)
 	}
 }
 
-func (o *schedOp) count(client, into bool, d int) {
+func (o *Sched) count(client, into bool, d int) {
 	if client {
 		o.clientLeft += d
 		if into {
@@ -187,7 +185,7 @@ func (o *schedOp) count(client, into bool, d int) {
 	}
 }
 
-func (o *schedOp) countXfer(it *item, d int) {
+func (o *Sched) countXfer(it *item, d int) {
 	o.left += d
 	if d < 0 {
 		o.count(it.client, !it.send, d)
@@ -198,38 +196,38 @@ func (o *schedOp) countXfer(it *item, d int) {
 // the tag base comes from the next sequence number of the team. The engine
 // binds operations one at a time, in initiation order, so every node gives
 // the n-th operation of a team the same tags.
-func (o *schedOp) Bind(slot uint32) {
+func (o *Sched) Bind(slot uint32) {
 	o.slot = slot
-	if !o.preset {
-		o.tagBase = o.tn.nextTagBase()
+	if !o.Preset {
+		o.TagBase = o.tn.NextTagBase()
 	}
-	o.preset = false
+	o.Preset = false
 	// A run alone is not counted: its node has one image, whose goroutine
 	// runs it to its end, so no Destroy can come meanwhile.
-	o.counting, o.counted = !o.tn.all && slot != engine.AloneSlot, false
+	o.counting, o.counted = !o.tn.All && slot != engine.AloneSlot, false
 	if o.counting {
-		o.tn.count(1)
+		o.tn.Count(1)
 	}
 }
 
-// bindAs binds a schedule that runs on behalf of an arrival (call.go),
+// BindAs binds a schedule that runs on behalf of an arrival (coll/call.go),
 // which took the sequence number and counts the operation.
-func (o *schedOp) bindAs(slot uint32, tagBase int) {
-	o.slot, o.tagBase = slot, tagBase
+func (o *Sched) BindAs(slot uint32, tagBase int) {
+	o.slot, o.TagBase = slot, tagBase
 	o.counting, o.counted = false, false
 }
 
 // countFinished takes a finished (or, when retired, failed) run off its
 // team's count of unfinished operations, once.
-func (o *schedOp) countFinished(retired bool) {
+func (o *Sched) countFinished(retired bool) {
 	if o.counting && !o.counted && (retired || o.Finished()) {
 		o.counted = true
-		o.tn.count(-1)
+		o.tn.Count(-1)
 	}
 }
 
 // Complete implements engine.Op.
-func (o *schedOp) Complete(idx uint32) {
+func (o *Sched) Complete(idx uint32) {
 	switch {
 	case idx&ignoreIdx != 0: // a message nobody waits for (segment.go)
 		return
@@ -244,14 +242,14 @@ func (o *schedOp) Complete(idx uint32) {
 }
 
 // complete records transfer idx as complete.
-func (o *schedOp) complete(idx uint32) {
+func (o *Sched) complete(idx uint32) {
 	it := &o.items[idx]
 	if it.done || !o.unwrap(idx) {
 		return
 	}
 	it.done = true
 	o.countXfer(it, -1)
-	if it.seg != 0 && o.seg.mode == segGet && !it.send {
+	if it.seg != 0 && o.seg.mode == SegGet && !it.send {
 		x := &o.seg.xs[it.seg-1]
 		if int64(binary.LittleEndian.Uint64(x.ctl[:])) >= 0 { // the read is over: tell the sender
 			x.doneOwed = true
@@ -266,9 +264,9 @@ func (o *schedOp) complete(idx uint32) {
 }
 
 // releaseIfFinished returns the internal buffers once nothing uses them.
-func (o *schedOp) releaseIfFinished() {
+func (o *Sched) releaseIfFinished() {
 	o.countFinished(false)
-	if o.sc != nil && !o.cached && o.Finished() {
+	if o.sc != nil && !o.Cached && o.Finished() {
 		o.sc.Release()
 		o.sc = nil
 	}
@@ -277,7 +275,7 @@ func (o *schedOp) releaseIfFinished() {
 // Step implements engine.Op. Transfers that the conduit completes as they
 // start are recorded at once, so that a schedule whose data is already
 // there runs to its end within one Step.
-func (o *schedOp) Step() error {
+func (o *Sched) Step() error {
 	if o.err != nil {
 		return o.err
 	}
@@ -345,7 +343,7 @@ func (o *schedOp) Step() error {
 }
 
 // startRound does round o.next's copies and starts its sends.
-func (o *schedOp) startRound() error {
+func (o *Sched) startRound() error {
 	r := o.next
 	o.next++
 	o.copies(r, false)
@@ -373,7 +371,7 @@ func (o *schedOp) startRound() error {
 }
 
 // copies does round r's copies that are late, or not.
-func (o *schedOp) copies(r int, late bool) {
+func (o *Sched) copies(r int, late bool) {
 	cs := o.rounds[r].Copies
 	for i := range cs {
 		c := &cs[i] // not a copy: the loop is on every small collective's path
@@ -391,7 +389,7 @@ func (o *schedOp) copies(r int, late bool) {
 }
 
 // ready reports whether round r may start.
-func (o *schedOp) ready(r int) bool {
+func (o *Sched) ready(r int) bool {
 	for q := 0; q < r; q++ {
 		if o.state[q].recvLeft > 0 || (o.rounds[r].AfterSends && o.state[q].sendLeft > 0) {
 			return false
@@ -402,16 +400,15 @@ func (o *schedOp) ready(r int) bool {
 
 // AgentSafe implements engine.AgentSafe: the progress agent may step a
 // schedule unless it calls a user function registered without AMSafe.
-func (o *schedOp) AgentSafe() bool {
+func (o *Sched) AgentSafe() bool {
 	if o.key.Kind < plan.Reduce {
 		return true
 	}
-	e, _ := o.n.entry(o.key.Fn)
-	return e.Flags&reducefn.AMSafe != 0
+	return o.n.Builder.AgentSafe(o.key.Fn)
 }
 
 // Finished implements engine.Op: every round started and every transfer complete.
-func (o *schedOp) Finished() bool { return o.next == len(o.rounds) && o.left == 0 }
+func (o *Sched) Finished() bool { return o.next == len(o.rounds) && o.left == 0 }
 
 // Syncable implements engine.Op; this is where the output sync modes are
 // honoured.
@@ -424,7 +421,7 @@ func (o *schedOp) Finished() bool { return o.next == len(o.rounds) && o.left == 
 //     All data movement ends in some node's data areas, so once the last
 //     node syncs, all of it is complete; sends still in flight finish in
 //     later progress.
-func (o *schedOp) Syncable() bool {
+func (o *Sched) Syncable() bool {
 	switch o.out {
 	case gsync.OutNoSync:
 		return o.clientRecvLeft == 0

@@ -1,14 +1,11 @@
-package coll
+package exec
 
 import (
 	"encoding/binary"
-	"fmt"
 	"unsafe"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
-	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/internal/engine"
-	gsync "github.com/gocoll/gocoll/sync"
 )
 
 // Segments and the one-sided path (the spec's SrcInSegment and
@@ -55,8 +52,8 @@ const (
 
 // Modes of a schedule's one-sided path.
 const (
-	segPut = 1 + iota // DstInSegment: the sender writes
-	segGet            // SrcInSegment alone: the receiver reads
+	SegPut = 1 + iota // DstInSegment: the sender writes
+	SegGet            // SrcInSegment alone: the receiver reads
 )
 
 // Token indices of control messages: auxIdx plus the transfer's index in
@@ -86,44 +83,26 @@ type segXfer struct {
 	doneOwed  bool // get side: the read is over, the done message to send
 }
 
-// segOffset is b's offset in the node's segment, or -1.
-func (n *node) segOffset(b []byte) int64 {
-	if len(b) == 0 || len(n.seg) == 0 {
+// SegOffset is b's offset in the node's segment, or -1.
+func (n *Node) SegOffset(b []byte) int64 {
+	if len(b) == 0 || len(n.Seg) == 0 {
 		return -1
 	}
-	p, s := uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(unsafe.Pointer(unsafe.SliceData(n.seg)))
-	if p < s || p+uintptr(len(b)) > s+uintptr(len(n.seg)) {
+	p, s := uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(unsafe.Pointer(unsafe.SliceData(n.Seg)))
+	if p < s || p+uintptr(len(b)) > s+uintptr(len(n.Seg)) {
 		return -1
 	}
 	return int64(p - s)
 }
 
-// checkSegment reports ErrNotInSegment when a flag asserts a data area in
-// the segment that is not there (member k of c).
-func (n *node) checkSegment(c *plan.Call, tn *teamNode, k int) error {
-	f := c.Key.Flags
-	if f&(gsync.SrcInSegment|gsync.DstInSegment) == 0 {
-		return nil
-	}
-	d, s := area(c, k, tn)
-	who := tn.team.Image(tn.mem[k])
-	if f&gsync.DstInSegment != 0 && d != nil && n.segOffset(d) < 0 {
-		return fmt.Errorf("%w: destination of image %d", ErrNotInSegment, who)
-	}
-	if f&gsync.SrcInSegment != 0 && s != nil && n.segOffset(s) < 0 {
-		return fmt.Errorf("%w: source of image %d", ErrNotInSegment, who)
-	}
-	return nil
-}
-
 // resetSeg lists the schedule's transfers on the one-sided path (every data
 // transfer; not the barriers'), after reset listed the items.
-func (o *schedOp) resetSeg() {
+func (o *Sched) resetSeg() {
 	s := o.seg
 	s.xs = s.xs[:0]
 	i := uint32(0)
 	o.eachXfer(func(x alg.Xfer, send bool) {
-		if x.Sub < segSubs && len(x.Buf) >= o.n.opts.OneSidedMin {
+		if x.Sub < segSubs && len(x.Buf) >= o.n.OneSidedMin {
 			s.xs = append(s.xs, segXfer{item: i, peer: x.Peer, tag: x.Sub, buf: x.Buf, send: send})
 			o.items[i].seg = int32(len(s.xs))
 			o.left++ // the control message
@@ -132,7 +111,7 @@ func (o *schedOp) resetSeg() {
 	})
 	for j := range s.xs {
 		x := &s.xs[j]
-		x.ctlIn = x.send == (s.mode == segPut)
+		x.ctlIn = x.send == (s.mode == SegPut)
 	}
 }
 
@@ -141,11 +120,11 @@ func (o *schedOp) resetSeg() {
 // the receive of the notification (or of the message, at offset -1), and
 // the receives of the control messages it gets. Step posts no receive of
 // its own for a transfer on the path: that is done here or by stepSeg.
-func (o *schedOp) postSeg() error {
+func (o *Sched) postSeg() error {
 	s := o.seg
 	for j := range s.xs {
 		x := &s.xs[j]
-		x.tag = wireTag(o.tagBase, x.tag)
+		x.tag = wireTag(o.TagBase, x.tag)
 		tok := engine.Token(o.slot, o.idxBase+auxIdx+uint32(j))
 		ctlTag := x.tag | subCtl
 		var done bool
@@ -156,7 +135,7 @@ func (o *schedOp) postSeg() error {
 		case !x.send: // put: this receive's destination, told to the sender
 			off := int64(-1)
 			if o.items[x.item].client {
-				off = o.n.segOffset(x.buf)
+				off = o.n.SegOffset(x.buf)
 			}
 			o.putCtl(x, off)
 			if done, err = o.cd.Isend(x.peer, ctlTag, x.ctl[:], tok); err == nil {
@@ -185,16 +164,16 @@ func (o *schedOp) postSeg() error {
 }
 
 // putCtl fills x's control message: offset off and the header.
-func (o *schedOp) putCtl(x *segXfer, off int64) {
+func (o *Sched) putCtl(x *segXfer, off int64) {
 	binary.LittleEndian.PutUint64(x.ctl[:], uint64(off))
-	o.putHdr(x.ctl[8:], o.tagBase, len(x.buf))
+	o.putHdr(x.ctl[8:], o.TagBase, len(x.buf))
 }
 
 // token is item i's token.
-func (o *schedOp) token(i uint32) uint64 { return engine.Token(o.slot, o.idxBase+i) }
+func (o *Sched) token(i uint32) uint64 { return engine.Token(o.slot, o.idxBase+i) }
 
 // completeCtl records control message j complete.
-func (o *schedOp) completeCtl(j uint32) {
+func (o *Sched) completeCtl(j uint32) {
 	x := &o.seg.xs[j]
 	if !x.ctlDone {
 		x.ctlDone = true
@@ -203,16 +182,16 @@ func (o *schedOp) completeCtl(j uint32) {
 }
 
 // startSeg is startRound's send of item idx on the one-sided path.
-func (o *schedOp) startSeg(idx uint32) error {
+func (o *Sched) startSeg(idx uint32) error {
 	x := &o.seg.xs[o.items[idx].seg-1]
 	x.started = true
-	if o.seg.mode != segGet {
+	if o.seg.mode != SegGet {
 		return o.stepSeg()
 	}
 	// get: tell the receiver where the source lies
 	off := int64(-1)
 	if o.items[idx].client {
-		off = o.n.segOffset(x.buf)
+		off = o.n.SegOffset(x.buf)
 	}
 	o.putCtl(x, off)
 	j := uint32(o.items[idx].seg - 1)
@@ -238,7 +217,7 @@ func (o *schedOp) startSeg(idx uint32) error {
 // stepSeg issues the transfers whose control message has arrived: a
 // put's write (or message) once its round started, a get's read (or
 // receive); and a get's done message once its read is over.
-func (o *schedOp) stepSeg() error {
+func (o *Sched) stepSeg() error {
 	for j := range o.seg.xs {
 		x := &o.seg.xs[j]
 		if err := o.sendDone(x); err != nil {
@@ -247,7 +226,7 @@ func (o *schedOp) stepSeg() error {
 		if x.acted || !x.ctlDone || !x.ctlIn || (x.send && !x.started) {
 			continue
 		}
-		if !o.checkHdr(x.item, x.ctl[8:], len(x.buf), x.peer, o.tagBase) {
+		if !o.checkHdr(x.item, x.ctl[8:], len(x.buf), x.peer, o.TagBase) {
 			if o.err != nil {
 				return o.err
 			}
@@ -284,7 +263,7 @@ func (o *schedOp) stepSeg() error {
 // sendDone sends x's done message if owed (a get's read is over). An owed
 // message counts in o.left, so that the schedule is not finished (and no
 // longer stepped) before it leaves; nobody waits for its completion.
-func (o *schedOp) sendDone(x *segXfer) error {
+func (o *Sched) sendDone(x *segXfer) error {
 	if !x.doneOwed {
 		return nil
 	}
@@ -292,33 +271,4 @@ func (o *schedOp) sendDone(x *segXfer) error {
 	o.left--
 	_, err := o.cd.Isend(x.peer, x.tag|subDone, x.buf[:0], o.token(ignoreIdx))
 	return err
-}
-
-// segmentErr checks the data areas of the members this call names against
-// the segment flags (remembered: run asks twice).
-func (a *callArgs) segmentErr() error {
-	if a.segChecked || a.Key.Flags&(gsync.SrcInSegment|gsync.DstInSegment) == 0 {
-		return a.segErr
-	}
-	a.segChecked = true
-	lo, hi := a.members()
-	for k := lo; k < hi && a.segErr == nil; k++ {
-		a.segErr = a.tn.n.checkSegment(&a.Call, a.tn, k)
-	}
-	return a.segErr
-}
-
-// allocSegment allocates the node's segment, collectively (every node, in
-// Init).
-func (n *node) allocSegment() error {
-	os, ok := n.cd.(OneSided)
-	if !ok {
-		return fmt.Errorf("%w: Options.SegmentSize needs a conduit with one-sided transfers (OneSided)", ErrConduit)
-	}
-	seg, err := os.AllocSegment(n.count * n.opts.SegmentSize)
-	if err != nil {
-		return fmt.Errorf("allocating the segment: %w", err)
-	}
-	n.seg = seg[:n.count*n.opts.SegmentSize]
-	return nil
 }
