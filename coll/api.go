@@ -231,48 +231,6 @@ func (im *Image) exchange(t *images.Team, dst []byte, dsts [][]byte, src []byte,
 	return im.run(&a)
 }
 
-// area is member k's destination and source data areas in c, nil where an
-// argument does not apply to it; the arguments have been validated.
-func area(c *plan.Call, k int, tn *teamNode) (d, s []byte) {
-	key := &c.Key
-	r, P, n := tn.Mem[k], tn.Team.Size(), key.N
-	isRoot := r == key.Root
-	dst, src := c.Dst[k], c.Src[k]
-	if dst == nil && (key.Kind == plan.Broadcast || key.Kind == plan.Scatter) {
-		return nil, nil // a root that served itself (staging, call.go): none of its memory is touched
-	}
-	part := func(b []byte, size int, applies bool) []byte {
-		if !applies || size == 0 {
-			return nil
-		}
-		return b[:size]
-	}
-	switch key.Kind {
-	case plan.Broadcast:
-		return dst[:n], part(src, n, isRoot)
-	case plan.Scatter:
-		return dst[:n], part(src, n*P, isRoot)
-	case plan.Gather:
-		return part(dst, n*P, isRoot), src[:n]
-	case plan.GatherAll:
-		return dst[:n*P], src[:n]
-	case plan.Exchange:
-		return dst[:n*P], src[:n*P]
-	case plan.Barrier:
-		return nil, nil
-	}
-	sd := alg.Dist{Layout: key.SrcLayout, P: P, Count: key.Count}
-	s = part(src, sd.LocalLen(r)*key.ElemSize, true)
-	switch key.Kind {
-	case plan.Reduce:
-		return part(dst, key.ElemSize, isRoot), s
-	case plan.ReduceAll:
-		return dst[:key.ElemSize], s
-	}
-	dd := alg.Dist{Layout: key.DstLayout, P: P, Count: key.Count}
-	return part(dst, dd.LocalLen(r)*key.ElemSize, true), s
-}
-
 func wait(h engine.Handle, err error) error {
 	if err != nil || !h.Valid() { // completed during initiation: nothing to wait for
 		return err

@@ -212,7 +212,7 @@ func BenchmarkRendezvousFloor(b *testing.B) {
 	}
 }
 
-// BenchmarkRingFloor is the floor under the ring (ring.go): two
+// BenchmarkRingFloor is the floor under the ring (internal/local/ring.go): two
 // goroutines that sum one float64 each, each writing its value and call
 // number into a line of its own (two slots, alternating) and reading the
 // other's, with no shared count. Beside BenchmarkRendezvousFloor it says

@@ -2,6 +2,7 @@ package coll
 
 import (
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/exec"
 	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/reducefn"
 )
@@ -138,4 +139,14 @@ func inPlaceSources(g alg.Geom, c *plan.Call) (src [][]byte, copies []alg.CopyOp
 func (n *node) AgentSafe(fn int) bool {
 	e, _ := n.entry(fn)
 	return e.Flags&reducefn.AMSafe != 0
+}
+
+// Op is the schedule of c on team tn, which lives on the node
+// (localNode).
+func (tn *teamNode) Op(c plan.Call) *exec.Sched { return tn.n.op(tn, &c) }
+
+// Reducer is the Reducer of function fn with argument arg on elements of
+// es bytes (localNode).
+func (tn *teamNode) Reducer(fn, arg, es int) alg.Reducer {
+	return tn.n.reducerOf(&plan.Key{Fn: fn, Arg: arg, ElemSize: es})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/coll/internal/exec"
+	"github.com/gocoll/gocoll/coll/internal/local"
 	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/internal/engine"
@@ -25,7 +26,7 @@ import (
 // starts once the last of them arrived (so IN_MYSYNC and IN_NOSYNC hold
 // per image), and each image gets its own handle, which succeeds once the
 // node's part is complete to the extent of the output sync mode (a staged
-// root excepted: see local.go). Either way the node's part is one
+// root excepted: see internal/local). Either way the node's part is one
 // schedule (internal/exec) that moves data between nodes and among the node's
 // members through memory.
 
@@ -181,43 +182,6 @@ func (a *callArgs) disjoint(x, y []byte, check, identicalOK bool) {
 	a.err = ErrOverlap
 }
 
-// crossOverlap checks the data areas of different members of the node: a
-// destination must not overlap another member's destination or source (the
-// spec leaves overlapping blocks of images on one node undefined; sources
-// only read are let be), except that a broadcast's source may be identical
-// to one destination.
-func crossOverlap(c *plan.Call, tn *teamNode) error {
-	return overlapAmong(c, tn, func(k int) (d, s []byte) { return area(c, k, tn) })
-}
-
-// overlapAmong is crossOverlap with member k's data areas given by area
-// (a direct fold knows them without the general computation: direct.go).
-func overlapAmong(c *plan.Call, tn *teamNode, area func(k int) (d, s []byte)) error {
-	if len(c.Dst) < 2 {
-		return nil
-	}
-	bcast := c.Key.Kind == plan.Broadcast
-	for k := range c.Dst {
-		dk, _ := area(k)
-		if len(dk) == 0 {
-			continue
-		}
-		for j := range c.Dst {
-			if j == k {
-				continue
-			}
-			dj, sj := area(j)
-			if j > k && alg.Overlap(dk, dj) {
-				return fmt.Errorf("%w: destinations of images %d and %d of the node", ErrOverlap, tn.Team.Image(tn.Mem[k]), tn.Team.Image(tn.Mem[j]))
-			}
-			if alg.Overlap(dk, sj) && !(bcast && alg.Identical(dk, sj)) {
-				return fmt.Errorf("%w: destination of image %d and source of image %d", ErrOverlap, tn.Team.Image(tn.Mem[k]), tn.Team.Image(tn.Mem[j]))
-			}
-		}
-	}
-	return nil
-}
-
 // run initiates the call once its arguments are valid: at once for a
 // representative, or once the node's last member arrived with AllThreads.
 func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
@@ -229,13 +193,13 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 	default:
 		switch p := im.n.route(a); p {
 		case pathRecords:
-			h, err = im.arriveLocal(a)
+			h, err = a.it.Arrive(&local.Args{Call: &a.Call, Mine: a.mine, NB: a.nb, Route: im.n.localRoute(a)})
 		case pathArrival:
 			h, err = im.arrive(a)
 		default:
 			c := &a.Call
 			if len(c.Dst) > 1 {
-				err = crossOverlap(c, a.tn)
+				err = plan.CrossOverlap(c, a.tn.Team, a.tn.Mem)
 			}
 			if err == nil {
 				c.Key.Bufs(c)
@@ -249,7 +213,7 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 	if len(a.Dst) > 1 && !a.tn.Local {
 		// What the image's lists point to is not its to keep alive. (On a
 		// team that lives on the node, the records keep the buffers until
-		// they serve again anyway: local.go.)
+		// they serve again anyway: internal/local.)
 		clear(a.Dst)
 		clear(a.Src)
 	}
@@ -327,7 +291,7 @@ func (n *node) op(tn *teamNode, c *plan.Call) *exec.Sched {
 
 // arrival gathers the initiations of one collective by the node's members
 // with AllThreads, on a team with members on other nodes (a team that
-// lives on this node has its own records: local.go). The first to arrive
+// lives on this node has its own records: internal/local). The first to arrive
 // makes it, with the team's next sequence number (in initiation order);
 // the last builds its schedule and starts it in the engine, after which it
 // runs as that schedule. Members that arrived before hold pending handles
@@ -362,8 +326,8 @@ var arrivals stdsync.Pool
 // arrive records an AllThreads initiation by member a.mine.
 func (im *Image) arrive(a *callArgs) (engine.Handle, error) {
 	tn := a.tn
-	k := a.it.calls
-	a.it.calls++
+	k := a.it.Calls
+	a.it.Calls++
 	tn.amu.Lock()
 	i := int(k - tn.base)
 	var rec *arrival
@@ -375,7 +339,7 @@ func (im *Image) arrive(a *callArgs) (engine.Handle, error) {
 	} else {
 		rec = tn.pending[i]
 		if rec.err.Load() == nil && !rec.c.Key.SameCall(&a.Key) {
-			rec.fail(argsDiffer("%v and %v", rec.c.Key.Kind, a.Key.Kind))
+			rec.fail(plan.ArgsDiffer("%v and %v", rec.c.Key.Kind, a.Key.Kind))
 		}
 	}
 	rec.c.Dst[a.mine], rec.c.Src[a.mine] = a.Dst[a.mine], a.Src[a.mine]
@@ -405,7 +369,7 @@ func (im *Image) arrive(a *callArgs) (engine.Handle, error) {
 		}
 	}
 	if rec.err.Load() == nil {
-		if err := crossOverlap(&rec.c, tn); err != nil {
+		if err := plan.CrossOverlap(&rec.c, tn.Team, tn.Mem); err != nil {
 			rec.fail(err)
 		} else if tn.aggregating(&rec.c) {
 			rec.c.Key.Bufs(&rec.c)

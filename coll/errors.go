@@ -2,7 +2,6 @@ package coll
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/coll/internal/exec"
@@ -34,12 +33,12 @@ var (
 	ErrTooManyTeams   = errors.New("gocoll: no free team context: too many teams live at once")
 	ErrAddressing     = errors.New("gocoll: addressing not allowed with these flags and images")
 	ErrListLength     = errors.New("gocoll: address list of the wrong length")
-	ErrArgsDiffer     = errors.New("gocoll: a node's images called a collective with different arguments")
+	ErrArgsDiffer     = plan.ErrArgsDiffer
 	ErrNBytes         = errors.New("gocoll: nbytes must be > 0")
 	ErrRoot           = errors.New("gocoll: root image outside the team")
 	ErrNilBuffer      = errors.New("gocoll: nil buffer where the collective needs one")
 	ErrShortBuffer    = errors.New("gocoll: buffer shorter than the collective needs")
-	ErrOverlap        = errors.New("gocoll: source and destination overlap")
+	ErrOverlap        = plan.ErrOverlap
 	ErrAggregate      = exec.ErrAggregate // (the executor fuses aggregates)
 	ErrAggregateOpen  = errors.New("gocoll: an aggregate is open on the team (end it with a call without Aggregate)")
 	ErrConduit        = errors.New("gocoll: conduit does not fit")
@@ -72,10 +71,3 @@ var (
 // application goroutine that syncs the collective or initiated it (see
 // package sync); re-exported from package sync.
 type PanicError = gsync.PanicError
-
-// argsDiffer is ErrArgsDiffer saying, in the caller's words, how the
-// images' calls differ.
-func argsDiffer(format string, args ...any) error {
-	return fmt.Errorf("%w: the node's images called different collectives or with different arguments (%s)",
-		ErrArgsDiffer, fmt.Sprintf(format, args...))
-}

@@ -1,6 +1,9 @@
 package coll
 
-import "github.com/gocoll/gocoll/images"
+import (
+	"github.com/gocoll/gocoll/coll/internal/local"
+	"github.com/gocoll/gocoll/images"
+)
 
 // AgreementOf is team t's cached checked-mode agreement on im's node (nil
 // before its first checked call), for tests that check it is reused.
@@ -18,7 +21,7 @@ func AgreementOf(im *Image, t *images.Team) any {
 // LocalRecsMade is how many records of local teams' AllThreads calls were
 // allocated so far (not taken from the pool), for tests that check the
 // chain recycles them.
-func LocalRecsMade() int64 { return localRecsMade.Load() }
+func LocalRecsMade() int64 { return local.RecsMade() }
 
 // WithPaths is o with a test's hold on the selector (select.go): forbid,
 // if not nil, names the paths that node (a node number) may not take, and

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/local"
 	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/internal/engine"
@@ -112,31 +113,22 @@ type Image struct {
 
 // imageTeam is an image's own state for a team it is a member of.
 type imageTeam struct {
-	tn     *teamNode
-	rank   int    // the image's team rank
-	member int    // its index among the node's members (tn.mem)
-	calls  uint64 // AllThreads initiations on the team so far
-	// on a local team (ring.go): the least fin of the other members it
-	// saw, and ringWaiting as a func value made once
-	safe        uint64
-	ringStalled func() string
-	creations   uint64    // teams made from the team so far
-	aggOpen     bool      // its last collective on the team had the Aggregate flag (internal/exec/aggregate.go)
-	plan        imagePlan // its last computational call that passed the checks (plans.go)
-	// on a team that lives on the node (local.go): the record of its last
-	// AllThreads call, and how many calls in a row it returned from as a
-	// staged root
-	cur   *localRec
-	ahead int
-	done  []int  // the members done at a record's end, when this image ends it
-	fold  []byte // the direct fold's scratch, when this image runs one (direct.go)
+	tn        *teamNode
+	rank      int       // the image's team rank
+	member    int       // its index among the node's members (tn.mem)
+	creations uint64    // teams made from the team so far
+	aggOpen   bool      // its last collective on the team had the Aggregate flag (internal/exec/aggregate.go)
+	plan      imagePlan // its last computational call that passed the checks (plans.go)
+	// its AllThreads calls on the team; on a team that lives on the node,
+	// its state on the node-local path (internal/local)
+	local.Member
 }
 
 // newImageTeam is the state of the image of team rank rank in team tn.
 func newImageTeam(tn *teamNode, rank int) *imageTeam {
 	m, _ := slices.BinarySearch(tn.Mem, rank)
 	it := &imageTeam{tn: tn, rank: rank, member: m}
-	it.ringStalled = it.ringWaiting
+	it.Join(tn.loc)
 	return it
 }
 

@@ -196,7 +196,7 @@ func reductionList(P int) []reduction {
 
 // directList is a ReduceAll of one element per image (Cyclic, count P) for
 // each function: on a team that lives on one node it runs without a
-// schedule (direct.go).
+// schedule (internal/local/direct.go).
 func directList(P int) []reduction {
 	var list []reduction
 	for i, fn := range []int{fnSumI64, fnMat2, fnConcat} {

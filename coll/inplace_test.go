@@ -113,7 +113,7 @@ func TestInPlaceImages(t *testing.T) {
 					for i, fn := range []int{fnSumI64, fnMat2} {
 						es := 32
 						for _, l := range []coll.Layout{coll.Cyclic, {BlockSize: 2, Offset: 1}} {
-							// one element per image (on one node: direct.go), and several
+							// one element per image (on one node: internal/local/direct.go), and several
 							for _, count := range []int{P, 2*P + i} {
 								for _, kind := range []string{"reduce", "all", "prefix", "exprefix"} {
 									r := reduction{kind: kind, fn: fn, es: es, count: count, src: l, dst: l, root: P - 1, seed: i}

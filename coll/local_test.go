@@ -23,7 +23,7 @@ func i64(b []byte) int64 { return int64(binary.LittleEndian.Uint64(b)) }
 // put writes v at the start of b.
 func put(b []byte, v int64) { binary.LittleEndian.PutUint64(b, uint64(v)) }
 
-// TestLocalChain: the records of a team that lives on one node (local.go)
+// TestLocalChain: the records of a team that lives on one node (internal/local)
 // form a chain that images may run ahead on. Three images of one node:
 //   - image 0 initiates 300 non-blocking calls (ReduceAll and Broadcast
 //     alternating) before the others call any, then they do the same;
@@ -134,7 +134,7 @@ func TestLocalChain(t *testing.T) {
 
 // TestSelfFold: in a small ReduceAll of one element per image on a team
 // that lives on one node, an image calling the blocking form folds its own
-// result from the elements the others left in the record (local.go,
+// result from the elements the others left in the record (internal/local,
 // self), while the others' results come from the last image to arrive.
 // Images of one node mix blocking and non-blocking forms call by call,
 // arrive in changing orders, some in place; elements of 8 to 48 bytes
@@ -203,7 +203,7 @@ func TestSelfFold(t *testing.T) {
 }
 
 // TestRing: a small blocking ReduceAll on a team that lives on one node
-// goes by the ring (ring.go), and the ring gives way to the record chain,
+// goes by the ring (internal/local/ring.go), and the ring gives way to the record chain,
 // call by call, whenever a member cannot use it. Three images of one node:
 //   - every stretch of blocking calls goes by the ring once the images
 //     are in step, however far one of them ran ahead before it (here
@@ -328,7 +328,7 @@ func ringCounting(ringed []atomic.Uint64) coll.Options {
 }
 
 // TestRingBroadcast: a small broadcast on a team that lives on one node
-// goes by the ring when its root takes it (ring.go: the root leaves at
+// goes by the ring when its root takes it (internal/local/ring.go: the root leaves at
 // once, the others copy from its line), and by the record chain when a
 // member decided so first. Three images of one node:
 //   - 600 broadcasts, the root going round, each image calling the

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gocoll/gocoll/coll/internal/exec"
+	"github.com/gocoll/gocoll/coll/internal/local"
 	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/internal/engine"
 	"github.com/gocoll/gocoll/reducefn"
@@ -63,10 +64,8 @@ type node struct {
 // teamNode is a node's state for one team it hosts members of.
 type teamNode struct {
 	exec.TeamNode
-	n     *node
-	chain *localRec    // a local team's: the start of its records' chain (local.go)
-	ring  []memberLine // a local team's ring: ringCalls slots of a line per member (ring.go)
-	fins  []finLine    // by member: its fin, how far it is done reading the ring
+	n   *node
+	loc *local.Team // a team that lives on the node: its node-local path (internal/local)
 	// AllThreads initiations waiting for the rest of the node's members
 	// (on a team with members on other nodes)
 	amu       stdsync.Mutex
@@ -330,14 +329,11 @@ func (n *node) agree(im *Image, nfns int) error {
 // newTeamNode makes the node's state for team t.
 func (n *node) newTeamNode(t *images.Team) *teamNode {
 	tn := &teamNode{TeamNode: exec.TeamNode{Team: t, N: &n.Node, Ctx: t.Context(), Local: t.Nodes() == 1}, n: n}
-	if tn.Local {
-		tn.chain = newChain(tn)
-	}
 	if q := t.NodeRank(n.Me); q >= 0 {
 		tn.Mem = t.Members(q)
 	}
 	if tn.Local {
-		tn.newRing()
+		tn.loc = local.NewTeam(&tn.TeamNode, n.eng, tn)
 	}
 	return tn
 }

@@ -14,7 +14,7 @@ func (n *node) checkSegment(c *plan.Call, tn *teamNode, k int) error {
 	if f&(gsync.SrcInSegment|gsync.DstInSegment) == 0 {
 		return nil
 	}
-	d, s := area(c, k, tn)
+	d, s := plan.Area(c, k, tn.Team, tn.Mem)
 	who := tn.Team.Image(tn.Mem[k])
 	if f&gsync.DstInSegment != 0 && d != nil && n.SegOffset(d) < 0 {
 		return fmt.Errorf("%w: destination of image %d", ErrNotInSegment, who)

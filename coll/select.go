@@ -5,6 +5,7 @@ import (
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/coll/internal/exec"
+	"github.com/gocoll/gocoll/coll/internal/local"
 	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/loggp"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -27,15 +28,15 @@ type path uint16
 
 const (
 	// pathRing: the images of a team that lives on one node meet in its
-	// ring, without a record (ring.go).
+	// ring, without a record (internal/local/ring.go).
 	pathRing path = 1 << iota
-	// pathStaged: a root returns once its source is staged (local.go).
+	// pathStaged: a root returns once its source is staged (internal/local).
 	pathStaged
 	// pathDirect: the last member to arrive at a local record folds or
-	// copies straight from the members' buffers (direct.go).
+	// copies straight from the members' buffers (internal/local/direct.go).
 	pathDirect
 	// pathRecords: a local record's schedule, run by its last member
-	// (local.go).
+	// (internal/local).
 	pathRecords
 	// pathArrival: AllThreads arrivals gathered on a record, then one
 	// schedule for the node (call.go).
@@ -96,6 +97,14 @@ func (n *node) took(it *imageTeam, p path) {
 	}
 }
 
+// Took tells the test hook, if any, that member mine's call on the
+// local team took path p (localNode).
+func (tn *teamNode) Took(mine int, p local.Path) {
+	if h := tn.n.opts.paths; h != nil && h.took != nil {
+		h.took(tn.Team.Image(tn.Mem[mine]), [...]path{local.Ring: pathRing, local.Staged: pathStaged, local.Direct: pathDirect, local.Records: pathRecords}[p])
+	}
+}
+
 // route is the first choice for a's call, whose arguments passed: how the
 // node's members meet (the records of a team that lives on the node, its
 // ring tried first; the arrival records), or, for a call the node makes
@@ -125,59 +134,81 @@ func pathName(p path) string {
 	return "?"
 }
 
-// selfFolds reports whether member a.mine's call may fold its own result
-// from the elements the members bring in their lines (inline), leaving
-// before the others are done: the blocking form, outside an aggregate,
-// without OUT_ALLSYNC.
-func selfFolds(a *callArgs) bool {
-	f := a.Key.Flags
-	return !a.nb && f&gsync.Aggregate == 0 && f.Out() != gsync.OutAllSync && inlineKey(&a.Key, len(a.tn.Mem))
+// localRoute is the selector's decision on member a.mine's call on a team
+// that lives on the node (internal/local): whether it may fold its own result
+// and leave, go by the ring, stage its source as a root and leave, and
+// whether the last member runs the call directly.
+func (n *node) localRoute(a *callArgs) local.Route {
+	k, tn := &a.Key, a.tn
+	m := len(tn.Mem)
+	r := local.Route{Self: selfFolds(k, a.nb, m), Direct: n.direct(k, m)}
+	r.ByRing = r.Self && n.allows(pathRing)
+	// The Last of an aggregate completes only once every member is
+	// complete, and the last image to arrive at a member runs it: so its
+	// root does not stage nor its call go by the ring, where images leave
+	// before the others came. (A ReduceAll by the ring waits for all.)
+	if !a.it.aggOpen {
+		r.CastRing = castsByRing(k) && n.allows(pathRing)
+		if n.allows(pathStaged) {
+			r.Stage = stages(k, tn.Mem[a.mine], tn.Team.Size())
+		}
+	}
+	return r
 }
 
-// castsByRing reports whether a's call is a broadcast that may go by the
-// ring: a block that fits a line, without IN_ALLSYNC or OUT_ALLSYNC,
+// selfFolds reports whether a member's call of k (in the non-blocking form:
+// nb) on a team of m members on the node may fold its own result from the
+// elements the members bring in their lines (inline), leaving before the
+// others are done: the blocking form, outside an aggregate, without
+// OUT_ALLSYNC.
+func selfFolds(k *plan.Key, nb bool, m int) bool {
+	f := k.Flags
+	return !nb && f&gsync.Aggregate == 0 && f.Out() != gsync.OutAllSync && local.InlineKey(k, m)
+}
+
+// castsByRing reports whether a call of k is a broadcast that may go by
+// the ring: a block that fits a line, without IN_ALLSYNC or OUT_ALLSYNC,
 // outside an aggregate.
-func castsByRing(a *callArgs) bool {
-	k := &a.Key
-	return k.Kind == plan.Broadcast && k.N <= inlineBytes && k.Flags.In() != gsync.InAllSync &&
+func castsByRing(k *plan.Key) bool {
+	return k.Kind == plan.Broadcast && k.N <= local.InlineBytes && k.Flags.In() != gsync.InAllSync &&
 		k.Flags.Out() != gsync.OutAllSync && k.Flags&gsync.Aggregate == 0
 }
 
-// stages is the size of the stage of a's call if its member is a root
-// that may stage its source and leave (stageRoot): a Broadcast or Scatter
-// of at most maxStageBytes, without ALLSYNC modes; else 0.
-func stages(a *callArgs) int {
-	k := &a.Key
+// stages is the size of the stage of a call of k by the member of team
+// rank rank on a team of P, if it is a root that may stage its source and
+// leave (stageRoot): a Broadcast or Scatter of at most maxStageBytes,
+// without ALLSYNC modes; else 0.
+func stages(k *plan.Key, rank, P int) int {
 	f := k.Flags
-	if a.tn.Mem[a.mine] != k.Root || f.In() == gsync.InAllSync || f.Out() == gsync.OutAllSync {
+	if rank != k.Root || f.In() == gsync.InAllSync || f.Out() == gsync.OutAllSync {
 		return 0
 	}
 	size := k.N
 	switch k.Kind {
 	case plan.Broadcast:
 	case plan.Scatter:
-		size *= a.tn.Team.Size()
+		size *= P
 	default:
 		return 0
 	}
-	if size > maxStageBytes {
+	if size > local.MaxStageBytes {
 		return 0
 	}
 	return size
 }
 
-// direct reports whether call c runs directly: where the selector allows
-// it, and always for a ReduceAll whose members bring their elements in
-// their lines (inline), since a member that folds its own result from
-// them (self) leaves before the record runs, and its schedule would write
-// that member's destination too.
-func (r *recLines) direct(c *plan.Call) bool {
-	k := &c.Key
+// direct reports whether the last member runs a call of k on a team of m
+// members on the node directly: where the selector allows it, and always
+// for a ReduceAll whose members bring their elements in their lines
+// (inline), since a member that folds its own result from them (self)
+// leaves before the record runs, and its schedule would write that
+// member's destination too.
+func (n *node) direct(k *plan.Key, m int) bool {
 	switch k.Kind {
 	case plan.Broadcast:
-		return r.tn.n.allows(pathDirect)
+		return n.allows(pathDirect)
 	case plan.ReduceAll:
-		return k.SrcLayout == alg.Cyclic && k.Count == len(r.tn.Mem) && (r.inline(k) || r.tn.n.allows(pathDirect))
+		return k.SrcLayout == alg.Cyclic && k.Count == m && (local.InlineKey(k, m) || n.allows(pathDirect))
 	}
 	return false
 }

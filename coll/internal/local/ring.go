@@ -1,14 +1,15 @@
-package coll
+package local
 
 import (
 	"context"
 	"sync/atomic"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 )
 
 // The ring: a small ReduceAll that every member of a local team calls in
-// the blocking form (selfFolds) needs no record and no member to run it.
+// the blocking form (Route.Self) needs no record and no member to run it.
 // Each member writes its element into its line of the ring's slot for the
 // call (the call's number among the team's AllThreads calls, modulo
 // ringCalls), waits for the others' lines of that slot, and folds its own
@@ -33,7 +34,7 @@ import (
 // more (the call it is at, as it takes the chain; the call after, as it
 // leaves the ring). A member about to write the slot of call n needs
 // every other fin past n-ringCalls: it reads the fins seldom (it keeps
-// their least value, imageTeam.safe) and, if one is not, takes the chain
+// their least value, Member.safe) and, if one is not, takes the chain
 // rather than wait: an image may run ahead of the others with
 // non-blocking calls by any number of calls, as on the chain.
 //
@@ -49,7 +50,7 @@ type finLine struct {
 }
 
 // newRing gives a local team of several members on this node its ring.
-func (tn *teamNode) newRing() {
+func (tn *Team) newRing() {
 	if len(tn.Mem) > 1 {
 		tn.ring = make([]memberLine, ringCalls*len(tn.Mem))
 		tn.fins = make([]finLine, len(tn.Mem))
@@ -58,14 +59,14 @@ func (tn *teamNode) newRing() {
 
 // ringFree reports whether the slot of call n is free for member mine to
 // write: every other member's fin is past n-ringCalls.
-func (it *imageTeam) ringFree(n uint64, mine int) bool {
+func (it *Member) ringFree(n uint64, mine int) bool {
 	if n < it.safe+ringCalls {
 		return true
 	}
 	least := ^uint64(0)
-	for m := range it.tn.fins {
+	for m := range it.team.fins {
 		if m != mine {
-			least = min(least, it.tn.fins[m].v.Load())
+			least = min(least, it.team.fins[m].v.Load())
 		}
 	}
 	it.safe = least
@@ -75,8 +76,8 @@ func (it *imageTeam) ringFree(n uint64, mine int) bool {
 // byRing runs a's call, the member's call number n, by the ring if it
 // can; done is false when the call takes the chain (its line of the slot
 // then says nothing to anyone: the others take the chain too).
-func (it *imageTeam) byRing(a *callArgs, n uint64) (done bool, err error) {
-	tn, mine := it.tn, a.mine
+func (it *Member) byRing(a *Args, n uint64) (done bool, err error) {
+	tn, mine := it.team, a.Mine
 	if !it.ringFree(n, mine) {
 		return false, nil
 	}
@@ -98,7 +99,7 @@ func (it *imageTeam) byRing(a *callArgs, n uint64) (done bool, err error) {
 		return true
 	}
 	cur := it.cur
-	err = tn.n.eng.WaitArrivals(context.Background(), func() bool {
+	err = tn.eng.WaitArrivals(context.Background(), func() bool {
 		if arrived() {
 			return true
 		}
@@ -114,8 +115,8 @@ func (it *imageTeam) byRing(a *callArgs, n uint64) (done bool, err error) {
 		return false, nil // the chain publishes the fin
 	}
 	if err == nil {
-		if _, err = rl.gather(a, sig); err == nil {
-			err = rl.fold(a, true)
+		if _, err = rl.gather(it, a, sig); err == nil {
+			err = rl.fold(it, a, true)
 		}
 	}
 	it.ahead = 0
@@ -136,24 +137,24 @@ const claimCalls = 4
 // line at every call and meets no one: there it took 10-15% off a call in
 // process; in a ReduceAll, where every call waits for the others' lines
 // anyway, it cost 5%.
-func (it *imageTeam) claimAhead(n uint64, mine int) {
+func (it *Member) claimAhead(n uint64, mine int) {
 	if c := n + claimCalls; c < it.safe+ringCalls {
 		it.slot(c).lines[mine].word = 0
 	}
 }
 
 // slot is the lines of call n in the ring.
-func (it *imageTeam) slot(n uint64) recLines {
-	m := len(it.tn.Mem)
+func (it *Member) slot(n uint64) recLines {
+	m := len(it.team.Mem)
 	s := int(n%ringCalls) * m
-	return recLines{tn: it.tn, num: n, lines: it.tn.ring[s : s+m]}
+	return recLines{tn: it.team, num: n, lines: it.team.ring[s : s+m]}
 }
 
 // ringWaiting says which members have not arrived at the image's call in
 // the ring (its last), for a stalled wait's error: made once per image
-// and team (imageTeam.ringStalled), not per call.
-func (it *imageTeam) ringWaiting() string {
-	rl := it.slot(it.calls - 1)
+// and team (Member.ringStalled), not per call.
+func (it *Member) ringWaiting() string {
+	rl := it.slot(it.Calls - 1)
 	return rl.waitingFor()
 }
 
@@ -206,8 +207,8 @@ func decisionOf(v, n uint64) uint64 {
 // The root publishes its line (at) only once it took the ring, so that
 // the others, who read that line anyway, find the decision there and not
 // on the record, whose line would pass between their cores on every call.
-func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
-	tn, mine, k := it.tn, a.mine, &a.Key
+func (it *Member) castByRing(a *Args, n uint64) (done bool, err error) {
+	tn, mine, k := it.team, a.Mine, &a.Key
 	r := it.cur.nextRec()
 	rl := it.slot(n)
 	root := k.Root // a local team's members are its ranks
@@ -238,7 +239,7 @@ func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
 		case d == decChain:
 			return false, nil
 		case !took: // another image took the ring as this call's root
-			return true, argsDiffer("image %d and another took themselves for the %v's root",
+			return true, plan.ArgsDiffer("image %d and another took themselves for the %v's root",
 				tn.Team.Image(tn.Mem[mine]), k.Kind)
 		}
 		ln.at.Store(want)
@@ -273,11 +274,11 @@ func (it *imageTeam) castByRing(a *callArgs, n uint64) (done bool, err error) {
 	}
 	switch {
 	case ok:
-	case a.nb || !free:
+	case a.NB || !free:
 		d, _ = r.decide(n, decChain)
 	default:
 		polls := 0
-		err = tn.n.eng.WaitArrivals(context.Background(), func() bool {
+		err = tn.eng.WaitArrivals(context.Background(), func() bool {
 			// The record's decision seldom, and not at once: the root's
 			// line says its own, so only another member's goes there
 			// (chain); and the root writes the record's line at every

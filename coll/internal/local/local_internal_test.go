@@ -1,4 +1,4 @@
-package coll
+package local
 
 import (
 	"testing"
@@ -19,10 +19,10 @@ func TestMemberLineLayout(t *testing.T) {
 // does not count, and it reads the others' again only when what it saw
 // before does not suffice.
 func TestRingFree(t *testing.T) {
-	it := &imageTeam{tn: &teamNode{fins: make([]finLine, 3)}}
+	it := &Member{team: &Team{fins: make([]finLine, 3)}}
 	fins := func(v ...uint64) {
 		for m, x := range v {
-			it.tn.fins[m].v.Store(x)
+			it.team.fins[m].v.Store(x)
 		}
 	}
 	for _, c := range []struct {

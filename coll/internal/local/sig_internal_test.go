@@ -1,4 +1,4 @@
-package coll
+package local
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package coll
+package local
 
 import (
 	"context"
@@ -8,12 +8,13 @@ import (
 	"sync/atomic"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/exec"
 	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
-// Arrivals on a team that lives on one node (teamNode.local), with
+// Arrivals on a team that lives on one node (exec.TeamNode.Local), with
 // AllThreads: every member image calls for itself, the last to arrive runs
 // the node's operation for all of them (run), which needs no transfer, and
 // the others' handles end once it did (engine.Pending, alone).
@@ -34,7 +35,7 @@ import (
 // a small broadcast whose root gets there first (ring.go).
 //
 // Records form a chain in call order. Each image holds the record of its
-// last call on the team (imageTeam.cur) and takes the next through its
+// last call on the team (Member.cur) and takes the next through its
 // next pointer; the first member to arrive at a record makes the one after
 // it (so the next call finds it on a line it has already), and an image
 // that finds none makes it and links it with a compare-and-swap, the loser
@@ -55,9 +56,91 @@ import (
 // root stages up to maxStaged calls in a row, counting those it took by
 // the ring (it runs that far ahead of the others at most).
 const (
-	maxStageBytes = 8 << 10
+	MaxStageBytes = 8 << 10
 	maxStaged     = 64
 )
+
+// Team is the node-local path's state of a team that lives on the
+// node: its records' chain and its ring.
+type Team struct {
+	*exec.TeamNode
+	eng   *engine.Engine
+	node  Node
+	chain *localRec    // the start of its records' chain
+	ring  []memberLine // ringCalls slots of a line per member (ring.go)
+	fins  []finLine    // by member: its fin, how far it is done reading the ring
+}
+
+// Node is what the node-local path asks of the node: the schedule of
+// a call (a record's that runs neither staged nor directly), the reducer
+// of a function, and the selector's hook told of each path a member's
+// call took. Arguments go by value: the caller's call stays on its stack.
+type Node interface {
+	Op(c plan.Call) *exec.Sched
+	Reducer(fn, arg, es int) alg.Reducer
+	Took(mine int, p Path)
+}
+
+// Path is how the node-local path ran a member's call, as it tells
+// the selector's hook (localNode.tookLocal).
+type Path uint8
+
+const (
+	Ring    Path = iota // the ring (ring.go)
+	Staged              // a root that staged its source and left
+	Direct              // the last member's direct run (direct.go)
+	Records             // the last member's run of the record's schedule
+)
+
+// NewTeam is the node-local path of team tn, asking node.
+func NewTeam(tn *exec.TeamNode, eng *engine.Engine, node Node) *Team {
+	lt := &Team{TeamNode: tn, eng: eng, node: node}
+	lt.chain = newChain(lt)
+	lt.newRing()
+	return lt
+}
+
+// Member is an image's state on a team that lives on its node.
+type Member struct {
+	team  *Team
+	Calls uint64 // AllThreads initiations on the team so far
+	// the least fin of the other members it saw (ring.go), and
+	// ringWaiting as a func value made once
+	safe        uint64
+	ringStalled func() string
+	// the record of its last AllThreads call, and how many calls in a
+	// row it returned from as a staged root
+	cur   *localRec
+	ahead int
+	done  []int  // the members done at a record's end, when this image ends it
+	fold  []byte // the direct fold's scratch, when this image runs one (direct.go)
+}
+
+// Join makes m an image's state on team t, nil for a team with members on
+// other nodes (where m counts the image's AllThreads calls only).
+func (m *Member) Join(t *Team) {
+	m.team = t
+	m.ringStalled = m.ringWaiting
+}
+
+// Args is a member's call on a local team: the call (with only the
+// member's own buffers in its lists), the member's index, its form, and
+// what the selector decided for it.
+type Args struct {
+	*plan.Call
+	Mine  int
+	NB    bool
+	Route Route
+}
+
+// Route is the selector's decision on a member's call (coll/select.go).
+type Route struct {
+	Self     bool // the member folds its own result from the lines (coll's selfFolds)
+	ByRing   bool // a self ReduceAll tries the ring
+	CastRing bool // a broadcast tries the ring (coll's castsByRing)
+	Stage    int  // as a root, it stages this many bytes and leaves (coll's stages); 0: no
+	Direct   bool // the last member runs the call directly (direct)
+}
 
 // localRec is the record of one AllThreads call on a local team.
 type localRec struct {
@@ -89,7 +172,7 @@ type localRec struct {
 // or the ring's (ring.go). What reads them (gather, fold, the direct run,
 // a stalled wait's words) serves both.
 type recLines struct {
-	tn    *teamNode
+	tn    *Team
 	num   uint64       // the call's number among the team's AllThreads calls (a record's: among the chain's)
 	lines []memberLine // by member, two lines each
 }
@@ -101,7 +184,7 @@ type recLines struct {
 type memberLine struct {
 	at   atomic.Uint64 // num+1 of the record's call once the member arrived
 	word uint64        // the call's signature and the member's flags (lineWord)
-	val  [inlineBytes]byte
+	val  [InlineBytes]byte
 	dst  []byte
 	src  []byte
 	_    [16]byte
@@ -129,18 +212,18 @@ var _ [lineChain>>kindShift - plan.NumKinds]struct{} // the kinds fit their bits
 // it: once every line has arrived it folds its own result (self), in the
 // same order as run, and leaves; the others' lines are one cache line
 // each, and nothing waits for the last member's end of the record. A
-// broadcast or scatter root stages a block of at most inlineBytes in its
+// broadcast or scatter root stages a block of at most InlineBytes in its
 // val.
-const inlineBytes = 48
+const InlineBytes = 48
 
 // inline reports whether members calling k bring their elements in their
 // lines (see inlineBytes).
-func (r *recLines) inline(k *plan.Key) bool { return inlineKey(k, len(r.tn.Mem)) }
+func (r *recLines) inline(k *plan.Key) bool { return InlineKey(k, len(r.tn.Mem)) }
 
-// inlineKey reports whether members of a team of m on the node calling k
+// InlineKey reports whether members of a team of m on the node calling k
 // bring their elements in their lines.
-func inlineKey(k *plan.Key, m int) bool {
-	return k.Kind == plan.ReduceAll && k.SrcLayout == alg.Cyclic && k.Count == m && k.ElemSize <= inlineBytes &&
+func InlineKey(k *plan.Key, m int) bool {
+	return k.Kind == plan.ReduceAll && k.SrcLayout == alg.Cyclic && k.Count == m && k.ElemSize <= InlineBytes &&
 		k.Flags.In() != gsync.InAllSync
 }
 
@@ -150,12 +233,12 @@ func lineWord(k *plan.Key) uint64 {
 }
 
 var (
-	localRecs     stdsync.Pool
-	localRecsMade atomic.Int64 // records allocated (tests: LocalRecsMade)
+	localRecs stdsync.Pool
+	recsMade  atomic.Int64 // records allocated (tests: LocalRecsMade)
 )
 
 // newChain is the start of a local team's chain.
-func newChain(tn *teamNode) *localRec {
+func newChain(tn *Team) *localRec {
 	return &localRec{recLines: recLines{tn: tn, num: ^uint64(0)}, sentinel: true}
 }
 
@@ -178,7 +261,7 @@ func newLocalRec(prev *localRec) *localRec {
 	tn, m := prev.tn, len(prev.tn.Mem)
 	r, _ := localRecs.Get().(*localRec)
 	if r == nil {
-		localRecsMade.Add(1)
+		recsMade.Add(1)
 		r = &localRec{}
 		r.release = r.recycle
 		r.pend.Describe(r.waitingFor)
@@ -186,7 +269,7 @@ func newLocalRec(prev *localRec) *localRec {
 	if r.tn != tn || len(r.lines) != m {
 		// the lines' at words are numbers of this team's calls
 		r.lines = make([]memberLine, m)
-		r.pend.Attach(tn.n.eng, true) // it ends in run, never in the engine
+		r.pend.Attach(tn.eng, true) // it ends in run, never in the engine
 	}
 	r.tn, r.prev, r.num = tn, prev, prev.num+1
 	r.count.Store(0)
@@ -207,48 +290,47 @@ func (r *localRec) recycle() {
 
 // arriveLocal records member a.mine's AllThreads initiation on a local
 // team: the record of its next call, its line, and its count; the last to
-// arrive runs the call.
-func (im *Image) arriveLocal(a *callArgs) (engine.Handle, error) {
-	it, tn := a.it, a.tn
+// Arrive runs the call.
+func (it *Member) Arrive(a *Args) (engine.Handle, error) {
+	tn := it.team
 	if it.cur == nil {
 		it.cur = tn.chain
 	}
-	n := it.calls
-	it.calls++
-	self := selfFolds(a)
+	n := it.Calls
+	it.Calls++
+	self := a.Route.Self
 	// The Last of an aggregate completes only once every member is
 	// complete, and the last image to arrive at a member runs it: so its
 	// root does not stage nor its call go by the ring, where images leave
 	// before the others came. (A ReduceAll by the ring waits for all.)
-	last := it.aggOpen
-	switch nd := tn.n; {
-	case self && nd.allows(pathRing):
+	switch {
+	case a.Route.ByRing:
 		if done, err := it.byRing(a, n); done {
-			nd.took(it, pathRing)
+			tn.node.Took(a.Mine, Ring)
 			return engine.Handle{}, err
 		}
-	case !last && castsByRing(a) && nd.allows(pathRing):
+	case a.Route.CastRing:
 		if done, err := it.castByRing(a, n); done {
-			nd.took(it, pathRing)
+			tn.node.Took(a.Mine, Ring)
 			return engine.Handle{}, err
 		}
 	}
-	tn.fins[a.mine].v.Store(n) // it reads no ring slot from here on (ring.go)
+	tn.fins[a.Mine].v.Store(n) // it reads no ring slot from here on (ring.go)
 	r := it.cur.nextRec()
 	if d, _ := r.decide(n, decChain); d == decRing {
 		// A broadcast root went by the ring at this call (ring.go), and
 		// this image's call is another.
-		return engine.Handle{}, argsDiffer("image %d called %v where another went by as a Broadcast's root",
-			tn.Team.Image(tn.Mem[a.mine]), a.Key.Kind)
+		return engine.Handle{}, plan.ArgsDiffer("image %d called %v where another went by as a Broadcast's root",
+			tn.Team.Image(tn.Mem[a.Mine]), a.Key.Kind)
 	}
 	it.cur = r
-	ln := &r.lines[a.mine]
-	ln.dst, ln.src = a.Dst[a.mine], a.Src[a.mine]
+	ln := &r.lines[a.Mine]
+	ln.dst, ln.src = a.Dst[a.Mine], a.Src[a.Mine]
 	word := lineWord(&a.Key)
-	if it.ahead < maxStaged && !last && tn.n.allows(pathStaged) && r.stageRoot(a, ln) {
+	if it.ahead < maxStaged && a.Route.Stage > 0 && r.stageRoot(a, ln) {
 		word |= lineDone | lineStaged
 		it.ahead++
-		tn.n.took(it, pathStaged)
+		tn.node.Took(a.Mine, Staged)
 	} else {
 		it.ahead = 0
 	}
@@ -265,7 +347,7 @@ func (im *Image) arriveLocal(a *callArgs) (engine.Handle, error) {
 	ln.word = word
 	ln.at.Store(r.num + 1)
 	if int(r.count.Add(1)) == len(tn.Mem) {
-		return r.run(a, word&lineSig)
+		return r.run(it, a, word&lineSig)
 	}
 	r.nextRec() // made now, off the last member's path
 	if word&lineDone != 0 {
@@ -273,9 +355,9 @@ func (im *Image) arriveLocal(a *callArgs) (engine.Handle, error) {
 	}
 	// The generation is stable: the record lives until this member's
 	// part is done (a self member's: until it arrives at the next record).
-	h := tn.n.eng.PendingHandle(&r.pend, r.pend.Gen(), a.mine)
+	h := tn.eng.PendingHandle(&r.pend, r.pend.Gen(), a.Mine)
 	if word&lineSelf != 0 {
-		return engine.Handle{}, r.self(a, h, word&lineSig)
+		return engine.Handle{}, r.self(it, a, h, word&lineSig)
 	}
 	return h, nil
 }
@@ -284,7 +366,7 @@ func (im *Image) arriveLocal(a *callArgs) (engine.Handle, error) {
 // on its handle h would (pacing, stall watchdog), for every member's line,
 // then checks and folds as run does, writing its own destination only.
 // The last member's run counts its part as done.
-func (r *localRec) self(a *callArgs, h engine.Handle, sig uint64) error {
+func (r *localRec) self(it *Member, a *Args, h engine.Handle, sig uint64) error {
 	want, next := r.num+1, 0
 	err := h.WaitReady(context.Background(), func() bool {
 		for ; next < len(r.lines); next++ {
@@ -297,10 +379,10 @@ func (r *localRec) self(a *callArgs, h engine.Handle, sig uint64) error {
 	if err != nil {
 		return err
 	}
-	if _, err := r.gather(a, sig); err != nil {
+	if _, err := r.gather(it, a, sig); err != nil {
 		return err
 	}
-	return r.fold(a, true)
+	return r.fold(it, a, true)
 }
 
 // fold runs a's direct ReduceAll, whose lists gather filled: it checks the
@@ -308,15 +390,15 @@ func (r *localRec) self(a *callArgs, h engine.Handle, sig uint64) error {
 // inline, and folds, into a's own destination only for a self member. A
 // reduction function's panic fails it (the closure stays on the stack:
 // Run keeps no reference to it).
-func (r *recLines) fold(a *callArgs, self bool) error {
-	c := &a.Call
+func (r *recLines) fold(it *Member, a *Args, self bool) error {
+	c := a.Call
 	if err := foldOverlap(c, r.tn); err != nil {
 		return err
 	}
 	if r.inline(&c.Key) {
-		r.fromLines(c, a.mine, self)
+		r.fromLines(c, a.Mine, self)
 	}
-	return engine.Run(func() error { return r.runDirect(c, a.it) })
+	return engine.Run(func() error { return r.runDirect(c, it) })
 }
 
 // fromLines makes c, whose lists gather filled for member mine, fold the
@@ -337,16 +419,16 @@ func (r *recLines) fromLines(c *plan.Call, mine int, self bool) {
 // maxStageBytes), unless the root arrives last anyway, and reports whether
 // it did: the root's own block is then in its destination, and the others
 // copy theirs from the stage.
-func (r *localRec) stageRoot(a *callArgs, ln *memberLine) bool {
+func (r *localRec) stageRoot(a *Args, ln *memberLine) bool {
 	tn, k := r.tn, &a.Key
-	size := stages(a)
+	size := a.Route.Stage
 	if size == 0 || int(r.count.Load()) == len(tn.Mem)-1 {
 		return false
 	}
 	n := k.N
 	src, dst := ln.src[:size], ln.dst[:n]
 	var stage []byte
-	if size <= inlineBytes {
+	if size <= InlineBytes {
 		stage = ln.val[:size] // a small block goes with the root's line
 	} else {
 		if cap(r.stage) < size {
@@ -369,9 +451,9 @@ func (r *localRec) stageRoot(a *callArgs, ln *memberLine) bool {
 // lines; it needs no transfer,
 // so it runs to its end here. The other members' handles then sync at
 // once.
-func (r *localRec) run(a *callArgs, sig uint64) (engine.Handle, error) {
-	tn, c := r.tn, &a.Call
-	staged, err := r.gather(a, sig)
+func (r *localRec) run(it *Member, a *Args, sig uint64) (engine.Handle, error) {
+	tn, c := r.tn, a.Call
+	staged, err := r.gather(it, a, sig)
 	if err == nil {
 		switch {
 		case staged:
@@ -379,32 +461,35 @@ func (r *localRec) run(a *callArgs, sig uint64) (engine.Handle, error) {
 			// same copies, but a schedule per record's stage would defeat
 			// the cache): from the root's line's src, the stage.
 			r.blocksFrom(c, c.Src[c.Key.Root])
-		case r.direct(c) && c.Key.Kind == plan.ReduceAll:
-			tn.n.took(a.it, pathDirect)
-			err = r.fold(a, false)
+		case a.Route.Direct && c.Key.Kind == plan.ReduceAll:
+			tn.node.Took(a.Mine, Direct)
+			err = r.fold(it, a, false)
 		default:
-			if err = crossOverlap(c, tn); err != nil {
+			if err = plan.CrossOverlap(c, tn.Team, tn.Mem); err != nil {
 				break
 			}
-			if r.direct(c) {
-				tn.n.took(a.it, pathDirect)
-				err = engine.Run(func() error { return r.runDirect(c, a.it) })
+			if a.Route.Direct {
+				tn.node.Took(a.Mine, Direct)
+				err = engine.Run(func() error { return r.runDirect(c, it) })
 				break
 			}
-			tn.n.took(a.it, pathRecords)
+			tn.node.Took(a.Mine, Records)
 			c.Key.Bufs(c)
-			op := tn.n.op(tn, c)
+			op := tn.node.Op(*c)
 			op.BindAs(0, 0)           // a local team sends nothing: no tag
 			err = engine.Run(op.Step) // no transfer: nothing in flight if it fails
 			op.Retire()
 		}
 	}
 	m := len(tn.Mem)
-	done := a.it.done
+	done := it.done
 	if a.Key.Flags&gsync.Aggregate != 0 {
-		done = allMembers(done, m)
+		done = done[:0]
+		for k := range m {
+			done = append(done, k)
+		}
 	}
-	a.it.done = done
+	it.done = done
 	r.pend.Finish(m+1, err, r.release, done...) // part m: the chain's
 	if p := r.prev; !p.sentinel {
 		// Every member has arrived here, so every member has moved past
@@ -419,9 +504,9 @@ func (r *localRec) run(a *callArgs, sig uint64) (engine.Handle, error) {
 // record's end (a's own, those that returned at their arrival or fold
 // their own result); it reports whether the root staged its source, and
 // ErrArgsDiffer where a line's signature is not sig.
-func (r *recLines) gather(a *callArgs, sig uint64) (staged bool, err error) {
-	c, mine := &a.Call, a.mine
-	done := append(a.it.done[:0], mine) // the image's own scratch: no shared line
+func (r *recLines) gather(it *Member, a *Args, sig uint64) (staged bool, err error) {
+	c, mine := a.Call, a.Mine
+	done := append(it.done[:0], mine) // the image's own scratch: no shared line
 	for m := range r.lines {
 		if m == mine {
 			continue
@@ -437,15 +522,15 @@ func (r *recLines) gather(a *callArgs, sig uint64) (staged bool, err error) {
 			done = append(done, m)
 		}
 	}
-	a.it.done = done
+	it.done = done
 	return staged, err
 }
 
 // differ is the ErrArgsDiffer of a's call, whose arguments member m's
 // line contradicts.
-func (r *recLines) differ(a *callArgs, m int) error {
+func (r *recLines) differ(a *Args, m int) error {
 	tn := r.tn
-	return argsDiffer("images %d and %d, %v", tn.Team.Image(tn.Mem[m]), tn.Team.Image(tn.Mem[a.mine]), a.Key.Kind)
+	return plan.ArgsDiffer("images %d and %d, %v", tn.Team.Image(tn.Mem[m]), tn.Team.Image(tn.Mem[a.Mine]), a.Key.Kind)
 }
 
 // blocksFrom gives every member its block of a broadcast or scatter from
@@ -483,5 +568,9 @@ func (r *recLines) waitingFor() string {
 		}
 	}
 	return fmt.Sprintf("%v AllThreads call #%d on %s (node %d): images %s of the node have not called it",
-		what, r.num, tn.Name(), tn.n.Me, strings.Trim(fmt.Sprint(missing), "[]"))
+		what, r.num, tn.Name(), tn.N.Me, strings.Trim(fmt.Sprint(missing), "[]"))
 }
+
+// RecsMade is how many records were allocated so far (not taken from the
+// pool), for tests that check the chain recycles them.
+func RecsMade() int64 { return recsMade.Load() }

@@ -1,4 +1,4 @@
-package coll
+package local
 
 import (
 	"github.com/gocoll/gocoll/coll/internal/alg"
@@ -24,7 +24,7 @@ import (
 // reducing in place (its destination its source) gets the results of
 // separate buffers, and the callback never gets results aliasing an
 // operand (the fold alternates between two scratch pieces, the running
-// image's own: imageTeam.fold). A piece of a destination is written only
+// image's own: Member.fold). A piece of a destination is written only
 // after every source's same piece was read, and areas that are not
 // identical do not overlap (foldOverlap), so folding piece by piece keeps
 // this.
@@ -41,20 +41,20 @@ const (
 
 // foldOverlap is crossOverlap for a direct fold, where every member's
 // areas are the first es bytes of its destination and of its source.
-func foldOverlap(c *plan.Call, tn *teamNode) error {
+func foldOverlap(c *plan.Call, tn *Team) error {
 	es := c.Key.ElemSize
-	return overlapAmong(c, tn, func(k int) (d, s []byte) { return c.Dst[k][:es], c.Src[k][:es] })
+	return plan.OverlapAmong(c, tn.Team, tn.Mem, func(k int) (d, s []byte) { return c.Dst[k][:es], c.Src[k][:es] })
 }
 
 // runDirect runs c directly (see direct), on the image of it.
-func (r *recLines) runDirect(c *plan.Call, it *imageTeam) error {
+func (r *recLines) runDirect(c *plan.Call, it *Member) error {
 	k := &c.Key
 	if k.Kind == plan.Broadcast {
 		r.blocksFrom(c, c.Src[k.Root]) // member k.root: team ranks are the members' indices
 		return nil
 	}
 	es := k.ElemSize
-	rd := r.tn.n.reducerOf(k)
+	rd := r.tn.node.Reducer(k.Fn, k.Arg, k.ElemSize)
 	step := es
 	if rd.Scalar > 0 && es > foldChunk {
 		step = max(rd.Scalar, foldChunk/rd.Scalar*rd.Scalar)
