@@ -1,11 +1,9 @@
 package coll
 
 import (
-	"context"
 	"unsafe"
 
-	"github.com/gocoll/gocoll/coll/internal/alg"
-	"github.com/gocoll/gocoll/coll/internal/plan"
+	"github.com/gocoll/gocoll/coll/internal/core"
 	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -33,209 +31,106 @@ import (
 
 // Broadcast copies nbytes of src on the root to dst on every image.
 func (im *Image) Broadcast(t *images.Team, dst []byte, root int, src []byte, nbytes int, f gsync.Flags) error {
-	return wait(im.broadcast(t, dst, nil, false, root, src, nbytes, f, false))
+	return core.Wait(im.core().Broadcast(t, dst, nil, false, root, src, nbytes, f, false))
 }
 
 // BroadcastNB is the non-blocking Broadcast.
 func (im *Image) BroadcastNB(t *images.Team, dst []byte, root int, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.broadcast(t, dst, nil, false, root, src, nbytes, f, true))
+	return public(im.core().Broadcast(t, dst, nil, false, root, src, nbytes, f, true))
 }
 
 // BroadcastM is Broadcast with a destination per image.
 func (im *Image) BroadcastM(t *images.Team, dsts [][]byte, root int, src []byte, nbytes int, f gsync.Flags) error {
-	return wait(im.broadcast(t, nil, dsts, true, root, src, nbytes, f, false))
+	return core.Wait(im.core().Broadcast(t, nil, dsts, true, root, src, nbytes, f, false))
 }
 
 // BroadcastMNB is the non-blocking BroadcastM.
 func (im *Image) BroadcastMNB(t *images.Team, dsts [][]byte, root int, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.broadcast(t, nil, dsts, true, root, src, nbytes, f, true))
-}
-
-func (im *Image) broadcast(t *images.Team, dst []byte, dsts [][]byte, multi bool, root int, src []byte, n int, f gsync.Flags, nb bool) (engine.Handle, error) {
-	var a callArgs
-	im.args(&a, plan.Broadcast, t, root, n, f, nb, multi)
-	a.take(a.Dst, "dst", dst, dsts, multi, im.n)
-	a.take(a.Src, "src", src, nil, false, im.n)
-	lo, hi := a.members()
-	for k := lo; k < hi && a.err == nil; k++ {
-		isRoot := a.tn.Mem[k] == root
-		a.need("dst", k, a.Dst[k], n, true)
-		a.need("src", k, a.Src[k], n, isRoot)
-		if a.err == nil && isRoot {
-			a.disjoint(a.Dst[k][:n], a.Src[k][:n], true, true)
-		}
-	}
-	return im.run(&a)
+	return public(im.core().Broadcast(t, nil, dsts, true, root, src, nbytes, f, true))
 }
 
 // Scatter sends block i of src (P blocks of nbytes) on the root to dst on
 // the image of team rank i.
 func (im *Image) Scatter(t *images.Team, dst []byte, root int, src []byte, nbytes int, f gsync.Flags) error {
-	return wait(im.scatter(t, dst, nil, false, root, src, nbytes, f, false))
+	return core.Wait(im.core().Scatter(t, dst, nil, false, root, src, nbytes, f, false))
 }
 
 // ScatterNB is the non-blocking Scatter.
 func (im *Image) ScatterNB(t *images.Team, dst []byte, root int, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.scatter(t, dst, nil, false, root, src, nbytes, f, true))
+	return public(im.core().Scatter(t, dst, nil, false, root, src, nbytes, f, true))
 }
 
 // ScatterM is Scatter with a destination per image.
 func (im *Image) ScatterM(t *images.Team, dsts [][]byte, root int, src []byte, nbytes int, f gsync.Flags) error {
-	return wait(im.scatter(t, nil, dsts, true, root, src, nbytes, f, false))
+	return core.Wait(im.core().Scatter(t, nil, dsts, true, root, src, nbytes, f, false))
 }
 
 // ScatterMNB is the non-blocking ScatterM.
 func (im *Image) ScatterMNB(t *images.Team, dsts [][]byte, root int, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.scatter(t, nil, dsts, true, root, src, nbytes, f, true))
-}
-
-func (im *Image) scatter(t *images.Team, dst []byte, dsts [][]byte, multi bool, root int, src []byte, n int, f gsync.Flags, nb bool) (engine.Handle, error) {
-	var a callArgs
-	im.args(&a, plan.Scatter, t, root, n, f, nb, multi)
-	a.take(a.Dst, "dst", dst, dsts, multi, im.n)
-	a.take(a.Src, "src", src, nil, false, im.n)
-	lo, hi := a.members()
-	for k := lo; k < hi && a.err == nil; k++ {
-		isRoot := a.tn.Mem[k] == root
-		a.need("dst", k, a.Dst[k], n, true)
-		a.need("src", k, a.Src[k], n*a.P, isRoot)
-		if a.err == nil && isRoot {
-			d, s := a.Dst[k][:n], a.Src[k][:n*a.P]
-			a.disjoint(d, s, true, false)
-			if a.err != nil && alg.Identical(d, s[root*n:(root+1)*n]) {
-				a.err = nil // the root's own block may be its destination
-			}
-		}
-	}
-	return im.run(&a)
+	return public(im.core().Scatter(t, nil, dsts, true, root, src, nbytes, f, true))
 }
 
 // Gather collects src (nbytes) of every image into block i of dst (P
 // blocks) on the root, i being the team rank of the source.
 func (im *Image) Gather(t *images.Team, root int, dst, src []byte, nbytes int, f gsync.Flags) error {
-	return wait(im.gather(t, root, dst, src, nil, false, nbytes, f, false))
+	return core.Wait(im.core().Gather(t, root, dst, src, nil, false, nbytes, f, false))
 }
 
 // GatherNB is the non-blocking Gather.
 func (im *Image) GatherNB(t *images.Team, root int, dst, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.gather(t, root, dst, src, nil, false, nbytes, f, true))
+	return public(im.core().Gather(t, root, dst, src, nil, false, nbytes, f, true))
 }
 
 // GatherM is Gather with a source per image.
 func (im *Image) GatherM(t *images.Team, root int, dst []byte, srcs [][]byte, nbytes int, f gsync.Flags) error {
-	return wait(im.gather(t, root, dst, nil, srcs, true, nbytes, f, false))
+	return core.Wait(im.core().Gather(t, root, dst, nil, srcs, true, nbytes, f, false))
 }
 
 // GatherMNB is the non-blocking GatherM.
 func (im *Image) GatherMNB(t *images.Team, root int, dst []byte, srcs [][]byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.gather(t, root, dst, nil, srcs, true, nbytes, f, true))
-}
-
-func (im *Image) gather(t *images.Team, root int, dst, src []byte, srcs [][]byte, multi bool, n int, f gsync.Flags, nb bool) (engine.Handle, error) {
-	var a callArgs
-	im.args(&a, plan.Gather, t, root, n, f, nb, multi)
-	a.take(a.Dst, "dst", dst, nil, false, im.n)
-	a.take(a.Src, "src", src, srcs, multi, im.n)
-	lo, hi := a.members()
-	for k := lo; k < hi && a.err == nil; k++ {
-		isRoot := a.tn.Mem[k] == root
-		a.need("dst", k, a.Dst[k], n*a.P, isRoot)
-		a.need("src", k, a.Src[k], n, true)
-		if a.err == nil && isRoot {
-			d, s := a.Dst[k][:n*a.P], a.Src[k][:n]
-			a.disjoint(d, s, true, false)
-			if a.err != nil && alg.Identical(s, d[root*n:(root+1)*n]) {
-				a.err = nil // the root's own block may be its source
-			}
-		}
-	}
-	return im.run(&a)
+	return public(im.core().Gather(t, root, dst, nil, srcs, true, nbytes, f, true))
 }
 
 // GatherAll collects src (nbytes) of every image into block i of dst (P
 // blocks) on every image.
 func (im *Image) GatherAll(t *images.Team, dst, src []byte, nbytes int, f gsync.Flags) error {
-	return wait(im.gatherAll(t, dst, nil, src, nil, false, nbytes, f, false))
+	return core.Wait(im.core().GatherAll(t, dst, nil, src, nil, false, nbytes, f, false))
 }
 
 // GatherAllNB is the non-blocking GatherAll.
 func (im *Image) GatherAllNB(t *images.Team, dst, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.gatherAll(t, dst, nil, src, nil, false, nbytes, f, true))
+	return public(im.core().GatherAll(t, dst, nil, src, nil, false, nbytes, f, true))
 }
 
 // GatherAllM is GatherAll with a destination and a source per image.
 func (im *Image) GatherAllM(t *images.Team, dsts, srcs [][]byte, nbytes int, f gsync.Flags) error {
-	return wait(im.gatherAll(t, nil, dsts, nil, srcs, true, nbytes, f, false))
+	return core.Wait(im.core().GatherAll(t, nil, dsts, nil, srcs, true, nbytes, f, false))
 }
 
 // GatherAllMNB is the non-blocking GatherAllM.
 func (im *Image) GatherAllMNB(t *images.Team, dsts, srcs [][]byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.gatherAll(t, nil, dsts, nil, srcs, true, nbytes, f, true))
-}
-
-func (im *Image) gatherAll(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, n int, f gsync.Flags, nb bool) (engine.Handle, error) {
-	var a callArgs
-	im.args(&a, plan.GatherAll, t, 0, n, f, nb, multi)
-	a.take(a.Dst, "dst", dst, dsts, multi, im.n)
-	a.take(a.Src, "src", src, srcs, multi, im.n)
-	lo, hi := a.members()
-	for k := lo; k < hi && a.err == nil; k++ {
-		r := a.tn.Mem[k]
-		a.need("dst", k, a.Dst[k], n*a.P, true)
-		a.need("src", k, a.Src[k], n, true)
-		if a.err == nil {
-			d, s := a.Dst[k][:n*a.P], a.Src[k][:n]
-			a.disjoint(d, s, true, false)
-			if a.err != nil && alg.Identical(s, d[r*n:(r+1)*n]) {
-				a.err = nil // an image's own block may be its source
-			}
-		}
-	}
-	return im.run(&a)
+	return public(im.core().GatherAll(t, nil, dsts, nil, srcs, true, nbytes, f, true))
 }
 
 // Exchange sends block j of src on the image of team rank i to block i of
 // dst on the image of team rank j (P blocks of nbytes each side).
 func (im *Image) Exchange(t *images.Team, dst, src []byte, nbytes int, f gsync.Flags) error {
-	return wait(im.exchange(t, dst, nil, src, nil, false, nbytes, f, false))
+	return core.Wait(im.core().Exchange(t, dst, nil, src, nil, false, nbytes, f, false))
 }
 
 // ExchangeNB is the non-blocking Exchange.
 func (im *Image) ExchangeNB(t *images.Team, dst, src []byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.exchange(t, dst, nil, src, nil, false, nbytes, f, true))
+	return public(im.core().Exchange(t, dst, nil, src, nil, false, nbytes, f, true))
 }
 
 // ExchangeM is Exchange with a destination and a source per image.
 func (im *Image) ExchangeM(t *images.Team, dsts, srcs [][]byte, nbytes int, f gsync.Flags) error {
-	return wait(im.exchange(t, nil, dsts, nil, srcs, true, nbytes, f, false))
+	return core.Wait(im.core().Exchange(t, nil, dsts, nil, srcs, true, nbytes, f, false))
 }
 
 // ExchangeMNB is the non-blocking ExchangeM.
 func (im *Image) ExchangeMNB(t *images.Team, dsts, srcs [][]byte, nbytes int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.exchange(t, nil, dsts, nil, srcs, true, nbytes, f, true))
-}
-
-func (im *Image) exchange(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, n int, f gsync.Flags, nb bool) (engine.Handle, error) {
-	var a callArgs
-	im.args(&a, plan.Exchange, t, 0, n, f, nb, multi)
-	a.take(a.Dst, "dst", dst, dsts, multi, im.n)
-	a.take(a.Src, "src", src, srcs, multi, im.n)
-	lo, hi := a.members()
-	for k := lo; k < hi && a.err == nil; k++ {
-		a.need("dst", k, a.Dst[k], n*a.P, true)
-		a.need("src", k, a.Src[k], n*a.P, true)
-		if a.err == nil {
-			a.disjoint(a.Dst[k][:n*a.P], a.Src[k][:n*a.P], true, false) // exchange has no exception
-		}
-	}
-	return im.run(&a)
-}
-
-func wait(h engine.Handle, err error) error {
-	if err != nil || !h.Valid() { // completed during initiation: nothing to wait for
-		return err
-	}
-	return h.Wait(context.Background())
+	return public(im.core().Exchange(t, nil, dsts, nil, srcs, true, nbytes, f, true))
 }
 
 // public is h as the handle a user holds: a sync.Handle is a struct of one

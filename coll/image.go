@@ -1,16 +1,10 @@
 package coll
 
 import (
-	"context"
-	"fmt"
-	"slices"
 	"time"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
-	"github.com/gocoll/gocoll/coll/internal/local"
-	"github.com/gocoll/gocoll/coll/internal/plan"
-	"github.com/gocoll/gocoll/images"
-	"github.com/gocoll/gocoll/internal/engine"
+	"github.com/gocoll/gocoll/coll/internal/core"
 	"github.com/gocoll/gocoll/loggp"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -73,13 +67,13 @@ type Options struct {
 	StallTimeout time.Duration
 
 	// paths is a test's hold on the selector (select.go); nil outside tests.
-	paths *pathHook
+	paths *core.PathHook
 }
 
 // DefaultOneSidedMin is Options.OneSidedMin when 0: just above 8 KiB,
 // where collbench's gocoll.Seg.Broadcast overtakes gocoll.Broadcast at
 // np 2 on one host (BENCHMARKS.md).
-const DefaultOneSidedMin = 8<<10 + 1
+const DefaultOneSidedMin = core.DefaultOneSidedMin
 
 // GatherAllAlgo names a gather_all algorithm.
 type GatherAllAlgo int
@@ -102,185 +96,58 @@ type InitFlags uint32
 // value is not initialized: every collective on it returns
 // ErrNotInitialized.
 type Image struct {
-	n       *node
-	image   int
-	allTeam *imageTeam
-	teams   map[*images.Team]*imageTeam // the other teams it is a member of
-	lists   [2][][]byte                 // a call's buffer lists (dst, src), reused
-	closed  bool
-	typed   typedEntry // its last typed reduction's entry found by entryFor (typed_reduce.go)
+	c     *core.Image
+	typed typedEntry // its last typed reduction's entry found by entryFor (typed_reduce.go)
 }
 
-// imageTeam is an image's own state for a team it is a member of.
-type imageTeam struct {
-	tn        *teamNode
-	rank      int       // the image's team rank
-	member    int       // its index among the node's members (tn.mem)
-	creations uint64    // teams made from the team so far
-	aggOpen   bool      // its last collective on the team had the Aggregate flag (internal/exec/aggregate.go)
-	plan      imagePlan // its last computational call that passed the checks (plans.go)
-	// its AllThreads calls on the team; on a team that lives on the node,
-	// its state on the node-local path (internal/local)
-	local.Member
+// core is the image's state; a nil or zero Image has a zero one, on which
+// every call fails with ErrNotInitialized.
+func (im *Image) core() *core.Image {
+	if im == nil || im.c == nil {
+		return new(core.Image)
+	}
+	return im.c
 }
 
-// newImageTeam is the state of the image of team rank rank in team tn.
-func newImageTeam(tn *teamNode, rank int) *imageTeam {
-	m, _ := slices.BinarySearch(tn.Mem, rank)
-	it := &imageTeam{tn: tn, rank: rank, member: m}
-	it.Join(tn.loc)
-	return it
+// config is o in the types of the layers below.
+func (o Options) config() core.Config {
+	return core.Config{Tree: alg.Tree(o.Tree), GatherAll: alg.GatherAllAlgo(o.GatherAll), A: o.A, Model: o.Model,
+		InitTimeout: o.InitTimeout, Progress: o.Progress, ProgressInterval: o.ProgressInterval,
+		SegmentSize: o.SegmentSize, OneSidedMin: o.OneSidedMin, Check: o.Check, StallTimeout: o.StallTimeout, Paths: o.paths}
 }
 
-// TeamAll is the team of every image (GASNET_TEAM_ALL).
-func (im *Image) TeamAll() *images.Team {
-	if im == nil || im.n == nil {
-		return nil
-	}
-	return im.n.all.Team
+// TreeUse says what a tree's edges carry, for the cost of its shape.
+type TreeUse int
+
+const (
+	// TreeBroadcast: every edge carries the message (broadcast).
+	TreeBroadcast TreeUse = TreeUse(core.TreeBroadcast)
+	// TreeBlocks: an edge carries the blocks of its subtree (scatter,
+	// gather).
+	TreeBlocks TreeUse = TreeUse(core.TreeBlocks)
+	// TreeReduce: every edge carries a partial, folded at its end (reduce,
+	// the tree-based prefix reductions).
+	TreeReduce TreeUse = TreeUse(core.TreeReduce)
+)
+
+// TreeFor is the tree shape a collective of that use over P nodes moving
+// k bytes per edge (per block for TreeBlocks) runs with these options:
+// Options.Tree, or the model's pick among the shapes (Binomial on ties).
+func (o Options) TreeFor(use TreeUse, P, k int) Tree {
+	return Tree(o.config().TreeFor(core.TreeUse(use), P, k))
 }
 
-// ImageNum is this image's number.
-func (im *Image) ImageNum() int { return im.image }
-
-// Images is the number of images in the job (NImages).
-func (im *Image) Images() int { return im.n.table.Images() }
-
-// Node is the node (conduit endpoint, MPI rank) hosting this image.
-func (im *Image) Node() int { return im.n.Me }
-
-// Segment is the image's segment (Options.SegmentSize bytes; nil without
-// one): data areas in it may be named with SrcInSegment and DstInSegment,
-// and then move one-sided (see package documentation).
-func (im *Image) Segment() []byte {
-	if im.n.Seg == nil {
-		return nil
-	}
-	s := im.n.opts.SegmentSize
-	k := im.image - im.n.first
-	return im.n.Seg[k*s : (k+1)*s : (k+1)*s]
+// GatherAllFor is gather_all's pattern for P nodes of k bytes each:
+// Options.GatherAll when it forces one; with Options.A set, the LogP rule
+// of the package documentation; else the model's cheaper pattern (the
+// exchange on ties).
+func (o Options) GatherAllFor(P, k int) GatherAllAlgo {
+	return GatherAllAlgo(o.config().GatherAllFor(P, k))
 }
 
-// Table is the images table given to Init.
-func (im *Image) Table() *images.Table { return im.n.table }
-
-// Poll makes progress on every outstanding collective of this node.
-func (im *Image) Poll() error {
-	if err := im.check(); err != nil {
-		return err
-	}
-	return im.n.eng.Poll()
-}
-
-// Live is the number of collectives still in progress on this node,
-// including synced OUT_NOSYNC ones whose last sends are in flight.
-func (im *Image) Live() int { return im.n.eng.Live() }
-
-func (im *Image) check() error {
-	switch {
-	case im == nil || im.n == nil:
-		return ErrNotInitialized
-	case im.closed:
-		return ErrClosed
-	}
-	return engine.Reentrant() // not from a reduction function
-}
-
-// Close ends the image's use of gocoll: later calls return ErrClosed. It
-// is not collective: each image closes for itself (a node's images may
-// finish at different times, and nothing between nodes needs to agree on
-// when). When the node's last image closes, Close makes progress until
-// the node's collectives are finished, which is what the node still owes
-// its peers (forwarding, relaxed sends), and then ends the progress agent,
-// if any. Handles not synced before Close are left as they are.
-func (im *Image) Close() error {
-	if err := im.check(); err != nil {
-		return err
-	}
-	for _, it := range im.teams {
-		if it.aggOpen {
-			return fmt.Errorf("%w: on team %d", ErrAggregateOpen, it.tn.Team.ID())
-		}
-	}
-	if im.allTeam.aggOpen {
-		return fmt.Errorf("%w: on TeamAll", ErrAggregateOpen)
-	}
-	im.closed = true
-	n := im.n
-	n.mu.Lock()
-	n.closed++
-	last := n.closed == n.count
-	n.mu.Unlock()
-	if !last {
-		return nil
-	}
-	if n.opts.Progress != gsync.Polling {
-		return n.eng.StopAgent(context.Background())
-	}
-	return n.eng.Drain(context.Background())
-}
-
-// team finds the image's state for t: t must be a live team the image is a
-// member of.
-func (im *Image) team(t *images.Team) (*imageTeam, error) {
-	switch {
-	case t == nil:
-		return nil, fmt.Errorf("%w: nil", ErrTeam)
-	case t == im.allTeam.tn.Team:
-		return im.allTeam, nil
-	}
-	if it := im.teams[t]; it != nil {
-		return it, nil
-	}
-	switch {
-	case t.Table() != im.n.table:
-		return nil, fmt.Errorf("%w: the team belongs to another job", ErrTeam)
-	case !t.Contains(im.image):
-		return nil, fmt.Errorf("%w: image %d", ErrNotMember, im.image)
-	}
-	// A member gets its teams from the calls that make them, so a team that
-	// holds this image but is unknown to it is one it destroyed.
-	return nil, fmt.Errorf("%w: image %d", ErrTeamDestroyed, im.image)
-}
-
-// Barrier is a collective barrier over the team (dissemination between
-// nodes), called by every image of the team, like a collective with
-// AllThreads. Waiting in it makes progress on every outstanding collective,
-// so a batch of OUT_NOSYNC collectives between two Barriers completes.
-func (im *Image) Barrier(t *images.Team) error {
-	return im.barrier(t, gsync.AllThreads)
-}
-
-// NodeBarrier is Barrier called once per node, by one of the node's
-// images that is a member of the team, for all of them (for a program
-// whose images make their collectives through a representative).
-func (im *Image) NodeBarrier(t *images.Team) error {
-	return im.barrier(t, 0)
-}
-
-func (im *Image) barrier(t *images.Team, threads gsync.Flags) error {
-	if err := im.noAggregate(t); err != nil {
-		return err
-	}
-	var a callArgs
-	im.args(&a, plan.Barrier, t, 0, 1, gsync.InAllSync|gsync.OutAllSync|gsync.Local|threads, false, threads == 0)
-	h, err := im.run(&a)
-	if err != nil {
-		return err
-	}
-	return h.Wait(context.Background())
-}
-
-// noAggregate fails when the image left an aggregate open on t: what
-// follows must not end it (the spec forbids barriers between an
-// aggregate's first and last members; a team's creation or destruction
-// would run inside it).
-func (im *Image) noAggregate(t *images.Team) error {
-	if im.check() != nil {
-		return nil // the caller reports it
-	}
-	if it, err := im.team(t); err == nil && it.aggOpen {
-		return ErrAggregateOpen
-	}
-	return nil
-}
+// SplitsReduceAll reports whether ReduceAll of k bytes over P nodes splits
+// the vector (reduce-scatter + gather_all, where the function and layout
+// allow it) rather than exchanging it whole (recursive doubling): where
+// the model predicts it faster. The split folds 1/P of the vector on each
+// node and moves fewer bytes, at the price of more messages.
+func (o Options) SplitsReduceAll(P, k int) bool { return o.config().SplitsReduceAll(P, k) }

@@ -45,7 +45,7 @@ type Node struct {
 }
 
 // Builder is what the executor asks of the layer that picks algorithms
-// (coll/select.go): an aggregate's members' schedules, the algorithm each one's
+// (core's select.go): an aggregate's members' schedules, the algorithm each one's
 // size picks (members fuse only where it is the same), and whether a
 // reduction's function may run on the progress agent.
 type Builder interface {

@@ -68,7 +68,7 @@ type Sched struct {
 	late      error
 	lateRound int
 	// Preset: the next Bind keeps tagBase, taken by the initiation
-	// (checked mode agrees on the arguments under it first: coll/check.go)
+	// (checked mode agrees on the arguments under it first: core's check.go)
 	Preset bool
 
 	// Cached schedules are run again once idle (see cache.go); held is
@@ -210,7 +210,7 @@ func (o *Sched) Bind(slot uint32) {
 	}
 }
 
-// BindAs binds a schedule that runs on behalf of an arrival (coll/call.go),
+// BindAs binds a schedule that runs on behalf of an arrival (package local),
 // which took the sequence number and counts the operation.
 func (o *Sched) BindAs(slot uint32, tagBase int) {
 	o.slot, o.TagBase = slot, tagBase

@@ -71,14 +71,20 @@ type Team struct {
 	fins  []finLine    // by member: its fin, how far it is done reading the ring
 }
 
-// Node is what the node-local path asks of the node: the schedule of
-// a call (a record's that runs neither staged nor directly), the reducer
-// of a function, and the selector's hook told of each path a member's
-// call took. Arguments go by value: the caller's call stays on its stack.
+// Node is what the node-local path asks of the node: the schedule of a
+// call (a record's that runs neither staged nor directly), the reducer of
+// a function, the selector's hook told of each path a member's call took,
+// and the operation of an arrival record. A member's call goes by value:
+// it stays on its caller's stack.
 type Node interface {
 	Op(c plan.Call) *exec.Sched
 	Reducer(fn, arg, es int) alg.Reducer
 	Took(mine int, p Path)
+	// Start makes the node's operation for the call c of an arrival
+	// record (tag base tagBase), once its last member arrived: a
+	// schedule, or an aggregate (its Last); member reports a call that
+	// joined an aggregate (err: its failure), err a call that failed.
+	Start(c *plan.Call, tagBase int) (op *exec.Sched, ag *exec.AggOp, member bool, err error)
 }
 
 // Path is how the node-local path ran a member's call, as it tells
@@ -133,12 +139,12 @@ type Args struct {
 	Route Route
 }
 
-// Route is the selector's decision on a member's call (coll/select.go).
+// Route is the selector's decision on a member's call (core's select.go).
 type Route struct {
-	Self     bool // the member folds its own result from the lines (coll's selfFolds)
+	Self     bool // the member folds its own result from the lines (core's selfFolds)
 	ByRing   bool // a self ReduceAll tries the ring
-	CastRing bool // a broadcast tries the ring (coll's castsByRing)
-	Stage    int  // as a root, it stages this many bytes and leaves (coll's stages); 0: no
+	CastRing bool // a broadcast tries the ring (core's castsByRing)
+	Stage    int  // as a root, it stages this many bytes and leaves (core's stages); 0: no
 	Direct   bool // the last member runs the call directly (direct)
 }
 

@@ -1,9 +1,10 @@
-package coll
+package core
 
 import (
 	"fmt"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 )
 
 // In-place reductions. A member's destination may be its source's own
@@ -15,7 +16,7 @@ import (
 // source element before every read of it, local or by a send, is done.
 // The copy is of the member's local part only, which the reduction reads
 // anyway. Any other overlap of a destination with its source is
-// ErrOverlap.
+// plan.ErrOverlap.
 
 // notPartly checks member k's destination area against its source area
 // (once both are validated): disjoint, or in place.
@@ -28,5 +29,5 @@ func (a *callArgs) notPartly(k int) {
 		return
 	}
 	a.err = fmt.Errorf("%w: the destination%s overlaps the source without starting where it does (in place, pass the source's buffer as the destination)",
-		ErrOverlap, a.whose(k))
+		plan.ErrOverlap, a.whose(k))
 }

@@ -1,4 +1,4 @@
-package coll
+package core
 
 import (
 	"encoding/binary"
@@ -12,7 +12,7 @@ import (
 
 // Argument agreement: what every image of a team must pass alike to a
 // collective, in one place. The spec calls a collective whose arguments
-// differ across images erroneous; gocoll turns it into ErrMismatch at two
+// differ across images erroneous; gocoll turns it into plan.ErrMismatch at two
 // prices.
 //
 // Checked mode (Options.Check, or GOCOLL_CHECK=1 at Init): before a
@@ -40,7 +40,7 @@ import (
 // message that matches (same sequence number, so the same call by count)
 // but was sent with other arguments, another length, or 2^seqBits
 // collectives earlier and left unmatched, fails the receiving operation
-// with ErrMismatch before a byte reaches the caller's memory. A mismatch
+// with plan.ErrMismatch before a byte reaches the caller's memory. A mismatch
 // that makes a node expect a message nobody sends (another root, another
 // tree) leaves it waiting, not writing: a hang that the stall watchdog
 // turns into an error.
@@ -79,7 +79,7 @@ func (n *node) agreeOn(tn *teamNode, c *plan.Call, base int) error {
 	binary.LittleEndian.PutUint64(ag.mine, s.Hash64())
 	binary.LittleEndian.PutUint64(ag.mine[8:], s.Seq)
 	ag.op.TagBase = base
-	if err := wait(n.eng.Start(ag.op)); err != nil {
+	if err := Wait(n.eng.Start(ag.op)); err != nil {
 		return err
 	}
 	for q := blockSize; q < len(ag.all); q += blockSize {
@@ -110,7 +110,7 @@ func (n *node) nameMismatch(tn *teamNode, s *plan.Sig, base int) error {
 	g := tn.Geom(plan.SigSize)
 	mine, all := make([]byte, plan.SigSize), make([]byte, g.P*plan.SigSize)
 	s.Encode(mine)
-	if err := wait(n.eng.Start(agreeOp(n, tn, g, mine, all, base, agreeSubs))); err != nil {
+	if err := Wait(n.eng.Start(agreeOp(n, tn, g, mine, all, base, agreeSubs))); err != nil {
 		return err
 	}
 	t := tn.Team
@@ -122,7 +122,7 @@ func (n *node) nameMismatch(tn *teamNode, s *plan.Sig, base int) error {
 	}
 	// Blocks differ only where signatures do; equal signatures here would
 	// be a broken hash.
-	return fmt.Errorf("%w: signature blocks differ but signatures agree (call %d)", ErrMismatch, s.Seq)
+	return fmt.Errorf("%w: signature blocks differ but signatures agree (call %d)", plan.ErrMismatch, s.Seq)
 }
 
 // agreeSubs is the number of sub-tags one gather of the agreement may use

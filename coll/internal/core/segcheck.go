@@ -1,4 +1,4 @@
-package coll
+package core
 
 import (
 	"fmt"
@@ -42,7 +42,7 @@ func (a *callArgs) segmentErr() error {
 // allocSegment allocates the node's segment, collectively (every node, in
 // Init).
 func (n *node) allocSegment() error {
-	os, ok := n.Cd.(OneSided)
+	os, ok := n.Cd.(segments)
 	if !ok {
 		return fmt.Errorf("%w: Options.SegmentSize needs a conduit with one-sided transfers (OneSided)", ErrConduit)
 	}

@@ -1,4 +1,4 @@
-package coll
+package core
 
 import (
 	"context"
@@ -53,25 +53,6 @@ type creation struct {
 	teams    []*images.Team // by group; nil where the node hosts no member
 }
 
-// Split divides the parent team by color, as MPI_Comm_split: the images
-// that give the same color form a team, ranked by key (ties by parent
-// rank); NoColor (images.NoColor) joins none and gets nil. It is collective
-// over the parent: every image of the parent calls it, in the same order
-// as its other collectives on the parent. A negative color other than
-// NoColor, given by any image, fails the call on every image with ErrColor.
-func (im *Image) Split(parent *images.Team, color, key int) (*images.Team, error) {
-	return im.makeTeam(parent, color, key, nil)
-}
-
-// TeamFromImages makes the team of the given images (ranked in list order)
-// of the parent; images not in the list get nil. It is collective over the
-// parent: every image of the parent calls it with the same list (a list
-// that differs, or that names an image twice or outside the parent, fails
-// on every image with ErrMembers).
-func (im *Image) TeamFromImages(parent *images.Team, list []int) (*images.Team, error) {
-	return im.makeTeam(parent, 0, 0, list)
-}
-
 func (im *Image) makeTeam(parent *images.Team, color, key int, list []int) (*images.Team, error) {
 	if err := im.check(); err != nil {
 		return nil, err
@@ -113,7 +94,7 @@ func (im *Image) makeTeam(parent *images.Team, color, key int, list []int) (*ima
 		binary.LittleEndian.PutUint64(mine[8:], uint64(int64(key)))
 		binary.LittleEndian.PutUint64(mine[16:], listHash)
 		binary.LittleEndian.PutUint64(mine[24:], n.contexts())
-		if err := im.GatherAll(parent, all, mine, entry, gsync.InMySync|gsync.OutMySync|gsync.Local|gsync.AllThreads); err != nil {
+		if err := Wait(im.GatherAll(parent, all, nil, mine, nil, false, entry, gsync.InMySync|gsync.OutMySync|gsync.Local|gsync.AllThreads, false)); err != nil {
 			return nil, err
 		}
 		colors, keys := make([]int, P), make([]int, P)
@@ -146,7 +127,7 @@ func (im *Image) makeTeam(parent *images.Team, color, key int, list []int) (*ima
 			flag[0] = 1
 		}
 		flags := make([]byte, 8*P)
-		if err := im.GatherAll(parent, flags, flag[:], 8, gsync.InMySync|gsync.OutMySync|gsync.Local|gsync.AllThreads); err != nil {
+		if err := Wait(im.GatherAll(parent, flags, nil, flag[:], nil, false, 8, gsync.InMySync|gsync.OutMySync|gsync.Local|gsync.AllThreads, false)); err != nil {
 			return nil, err
 		}
 		anyConflict := false
@@ -362,12 +343,17 @@ func (n *node) teamNodeOf(t *images.Team) *teamNode {
 	return n.teams[t]
 }
 
-// Destroy ends the image's use of team t: any later use of t by the image
-// is an error (ErrTeamDestroyed). It is not collective; every member calls
-// it for itself once it is done with t (its handles on t synced). When the
-// node's last member destroyed t, the call makes progress until the node's
-// collectives on t are finished and frees the team's context for new teams.
-// TeamAll cannot be destroyed.
+// Split is coll.Image.Split.
+func (im *Image) Split(parent *images.Team, color, key int) (*images.Team, error) {
+	return im.makeTeam(parent, color, key, nil)
+}
+
+// TeamFromImages is coll.Image.TeamFromImages.
+func (im *Image) TeamFromImages(parent *images.Team, list []int) (*images.Team, error) {
+	return im.makeTeam(parent, 0, 0, list)
+}
+
+// Destroy is coll.Image.Destroy.
 func (im *Image) Destroy(t *images.Team) error {
 	if err := im.check(); err != nil {
 		return err
@@ -401,14 +387,12 @@ func (im *Image) Destroy(t *images.Team) error {
 	return nil
 }
 
-// TeamsLive is the number of teams, TeamAll aside, that the node hosts
-// members of and that not all of them destroyed yet.
+// TeamsLive is coll.Image.TeamsLive.
 func (im *Image) TeamsLive() int {
 	im.n.mu.Lock()
 	defer im.n.mu.Unlock()
 	return len(im.n.teams)
 }
 
-// ContextsInUse is the number of team contexts in use on the node,
-// TeamAll's included.
+// ContextsInUse is coll.Image.ContextsInUse.
 func (im *Image) ContextsInUse() int { return bits.OnesCount64(im.n.contexts()) }

@@ -1,4 +1,4 @@
-package coll
+package core
 
 import (
 	"unsafe"

@@ -1,12 +1,9 @@
-package coll
+package core
 
 import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
-	stdsync "sync"
-	"sync/atomic"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/coll/internal/exec"
@@ -170,7 +167,7 @@ func (a *callArgs) whose(k int) string {
 	return fmt.Sprintf(" of image %d", a.tn.Team.Image(a.tn.Mem[k]))
 }
 
-// disjoint reports ErrOverlap when x and y share memory, unless
+// disjoint reports plan.ErrOverlap when x and y share memory, unless
 // identicalOK and they are the same block.
 func (a *callArgs) disjoint(x, y []byte, check, identicalOK bool) {
 	if a.err != nil || !check || !alg.Overlap(x, y) {
@@ -179,7 +176,7 @@ func (a *callArgs) disjoint(x, y []byte, check, identicalOK bool) {
 	if identicalOK && alg.Identical(x, y) {
 		return
 	}
-	a.err = ErrOverlap
+	a.err = plan.ErrOverlap
 }
 
 // run initiates the call once its arguments are valid: at once for a
@@ -195,7 +192,7 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 		case pathRecords:
 			h, err = a.it.Arrive(&local.Args{Call: &a.Call, Mine: a.mine, NB: a.nb, Route: im.n.localRoute(a)})
 		case pathArrival:
-			h, err = im.arrive(a)
+			h, err = a.tn.arrivals.Arrive(&a.it.Member, &local.Args{Call: &a.Call, Mine: a.mine, NB: a.nb})
 		default:
 			c := &a.Call
 			if len(c.Dst) > 1 {
@@ -289,303 +286,23 @@ func (n *node) op(tn *teamNode, c *plan.Call) *exec.Sched {
 	return op
 }
 
-// arrival gathers the initiations of one collective by the node's members
-// with AllThreads, on a team with members on other nodes (a team that
-// lives on this node has its own records: internal/local). The first to arrive
-// makes it, with the team's next sequence number (in initiation order);
-// the last builds its schedule and starts it in the engine, after which it
-// runs as that schedule. Members that arrived before hold pending handles
-// (engine.Pending) that find the operation through the record; none of them
-// waits for the engine's lock.
-type arrival struct {
-	tn       *teamNode
-	c        plan.Call
-	arrived  int
-	inner    atomic.Pointer[exec.Sched]
-	agg      *exec.AggOp           // instead of inner: the Last of an aggregate (set before the record starts)
-	err      atomic.Pointer[error] // the members disagree (set by arrivals, read by the engine)
-	tagBase  int
-	finished bool // counted as finished in tn.unfinished
-	// finishMember's list of members, and recycle as a func value made
-	// once (not per call)
-	all     []int
-	release func()
-	// for a stalled wait's error (internal/exec/watchdog.go): the members that arrived,
-	// and the call's number among the team's AllThreads calls
-	joined []bool
-	num    uint64
-	// What waiting members read, on a cache line of its own: they poll
-	// it while the last member fills the fields above.
-	_    [64]byte
-	pend engine.Pending
-	_    [48]byte
-}
-
-var arrivals stdsync.Pool
-
-// arrive records an AllThreads initiation by member a.mine.
-func (im *Image) arrive(a *callArgs) (engine.Handle, error) {
-	tn := a.tn
-	k := a.it.Calls
-	a.it.Calls++
-	tn.amu.Lock()
-	i := int(k - tn.base)
-	var rec *arrival
-	if i == len(tn.pending) {
-		rec = newArrival(tn, a.Key, len(a.Dst))
-		rec.tagBase = tn.NextTagBase() // in initiation order
-		tn.pending = append(tn.pending, rec)
-		tn.n.eng.Arriving(1)
-	} else {
-		rec = tn.pending[i]
-		if rec.err.Load() == nil && !rec.c.Key.SameCall(&a.Key) {
-			rec.fail(plan.ArgsDiffer("%v and %v", rec.c.Key.Kind, a.Key.Kind))
-		}
+// Start makes the node's operation for an arrival record's call c, once
+// its last member arrived (local.Node): the checked agreement, the
+// overlap checks between the node's members, then an aggregate's or the
+// call's own schedule.
+func (tn *teamNode) Start(c *plan.Call, tagBase int) (op *exec.Sched, ag *exec.AggOp, member bool, err error) {
+	if err := tn.n.agreeOn(tn, c, tagBase); err != nil {
+		return nil, nil, false, err
 	}
-	rec.c.Dst[a.mine], rec.c.Src[a.mine] = a.Dst[a.mine], a.Src[a.mine]
-	rec.joined[a.mine] = true
-	rec.arrived++
-	last := rec.arrived == len(tn.Mem)
-	if last { // the oldest record: records complete in the order they were made
-		n := copy(tn.pending, tn.pending[1:])
-		tn.pending[n] = nil
-		tn.pending = tn.pending[:n]
-		tn.base++
+	if err := plan.CrossOverlap(c, tn.Team, tn.Mem); err != nil {
+		return nil, nil, false, err
 	}
-	gen := rec.pend.Gen()
-	tn.amu.Unlock()
-	eng := tn.n.eng
-	if !last {
-		if a.Key.Flags&gsync.Aggregate != 0 { // an aggregate's member: its handle is not to be synced
-			return engine.Handle{}, nil
-		}
-		return eng.PendingHandle(&rec.pend, gen, a.mine), nil
+	c.Key.Bufs(c)
+	if tn.aggregating(c) {
+		ag, err := tn.JoinAggregate(c, tagBase)
+		return nil, ag, ag == nil, err
 	}
-	// The last to arrive builds the schedule and starts it; the others'
-	// handles find it through the record.
-	if rec.err.Load() == nil {
-		if err := tn.n.agreeOn(tn, &rec.c, rec.tagBase); err != nil {
-			rec.fail(err)
-		}
-	}
-	if rec.err.Load() == nil {
-		if err := plan.CrossOverlap(&rec.c, tn.Team, tn.Mem); err != nil {
-			rec.fail(err)
-		} else if tn.aggregating(&rec.c) {
-			rec.c.Key.Bufs(&rec.c)
-			ag, err := tn.JoinAggregate(&rec.c, rec.tagBase)
-			if ag == nil { // a member: its images' handles are the invalid handle
-				return rec.finishMember(err)
-			}
-			rec.agg = ag
-		} else {
-			rec.c.Key.Bufs(&rec.c)
-			op := tn.n.op(tn, &rec.c)
-			op.BindAs(0, rec.tagBase)
-			rec.inner.Store(op)
-		}
-	}
-	h, tk, err := eng.StartShared(rec, len(tn.Mem), a.mine)
-	rec.pend.Start(tk)
-	eng.Arriving(-1)
-	return h, err
-}
-
-func newArrival(tn *teamNode, key plan.Key, members int) *arrival {
-	rec, _ := arrivals.Get().(*arrival)
-	if rec == nil {
-		rec = &arrival{}
-		rec.release = rec.recycle
-		rec.pend.Describe(rec.waitingFor)
-	}
-	rec.tn, rec.arrived, rec.finished = tn, 0, false
-	rec.num = tn.base + uint64(len(tn.pending))
-	if cap(rec.joined) < members {
-		rec.joined = make([]bool, members)
-	}
-	rec.joined = rec.joined[:members]
-	clear(rec.joined)
-	rec.pend.Attach(tn.n.eng, false)
-	rec.err.Store(nil)
-	rec.c.Key = key
-	if cap(rec.c.Dst) < members {
-		rec.c.Dst, rec.c.Src = make([][]byte, members), make([][]byte, members)
-	}
-	rec.c.Dst, rec.c.Src = rec.c.Dst[:members], rec.c.Src[:members]
-	return rec
-}
-
-func (r *arrival) fail(err error) { r.err.Store(&err) }
-
-// finishMember ends the record of an aggregate's member on its last
-// arrival: the member joined the aggregate, and no image syncs its handle
-// (the spec leaves that undefined: here the handles are dead).
-func (r *arrival) finishMember(err error) (engine.Handle, error) {
-	n := len(r.tn.Mem)
-	r.tn.n.eng.Arriving(-1)
-	r.all = allMembers(r.all, n)
-	r.pend.Finish(n, err, r.release, r.all...)
-	return engine.Handle{}, err
-}
-
-// allMembers is buf holding every member index of a node's n members: an
-// aggregate member's record, whose handles nobody syncs, is done for all.
-func allMembers(buf []int, n int) []int {
-	buf = buf[:0]
-	for m := range n {
-		buf = append(buf, m)
-	}
-	return buf
-}
-
-// Bind implements engine.Op; the arrival took its sequence number when made.
-func (r *arrival) Bind(slot uint32) {
-	if r.agg != nil {
-		r.agg.Bind(slot) // counts itself
-		return
-	}
-	if op := r.inner.Load(); op != nil {
-		op.BindAs(slot, r.tagBase)
-	}
-	r.tn.Count(1)
-}
-
-// Complete implements engine.Op.
-func (r *arrival) Complete(idx uint32) {
-	if r.agg != nil {
-		r.agg.Complete(idx)
-		return
-	}
-	op := r.inner.Load()
-	op.Complete(idx)
-	r.noteFinished(op)
-}
-
-// Step implements engine.Op: nothing happens before the last member arrived.
-func (r *arrival) Step() error {
-	if err := r.err.Load(); err != nil {
-		return *err
-	}
-	if r.agg != nil {
-		return r.agg.Step()
-	}
-	op := r.inner.Load()
-	if op == nil {
-		return nil
-	}
-	err := op.Step()
-	r.noteFinished(op)
-	return err
-}
-
-func (r *arrival) noteFinished(op *exec.Sched) {
-	if !r.finished && op.Finished() {
-		r.finished = true
-		r.tn.Count(-1)
-	}
-}
-
-// AgentSafe implements engine.AgentSafe.
-func (r *arrival) AgentSafe() bool {
-	if r.agg != nil {
-		return r.agg.AgentSafe()
-	}
-	op := r.inner.Load()
-	return op == nil || op.AgentSafe()
-}
-
-// Syncable implements engine.Op.
-func (r *arrival) Syncable() bool {
-	if r.agg != nil {
-		return r.agg.Syncable()
-	}
-	op := r.inner.Load()
-	return op != nil && op.Syncable()
-}
-
-// Finished implements engine.Op.
-func (r *arrival) Finished() bool {
-	if r.agg != nil {
-		return r.agg.Finished()
-	}
-	op := r.inner.Load()
-	return op != nil && op.Finished()
-}
-
-// Retire implements engine.Op: the schedule may run again, the record is reused.
-func (r *arrival) Retire() {
-	if op := r.inner.Swap(nil); op != nil {
-		op.Retire()
-	}
-	if r.agg != nil {
-		r.agg.Retire() // counted itself
-		r.agg = nil
-	} else if !r.finished {
-		r.tn.Count(-1)
-	}
-	r.recycle()
-}
-
-// recycle makes the record serve another operation.
-func (r *arrival) recycle() {
-	clear(r.c.Dst)
-	clear(r.c.Src)
-	r.tn = nil
-	r.pend.Reuse() // handles of this use are dead
-	arrivals.Put(r)
-}
-
-// Stalled implements engine.Staller.
-func (r *arrival) Stalled() string {
-	if r.agg != nil {
-		return r.agg.Stalled()
-	}
-	if op := r.inner.Load(); op != nil {
-		return op.Stalled()
-	}
-	return r.waitingFor()
-}
-
-// waitingFor says which of the node's members have not called the
-// record's collective yet (a pending handle's stalled wait).
-func (r *arrival) waitingFor() string {
-	tn := r.tn
-	if tn == nil {
-		return "a collective that ended"
-	}
-	tn.amu.Lock()
-	var missing []int
-	for m, ok := range r.joined {
-		if !ok {
-			missing = append(missing, tn.Team.Image(tn.Mem[m]))
-		}
-	}
-	tn.amu.Unlock()
-	num := fmt.Sprintf("AllThreads call #%d", r.num)
-	if !tn.Local {
-		num = fmt.Sprintf("#%d", tn.SeqOf(r.tagBase))
-	}
-	return fmt.Sprintf("%v %s on %s (node %d): images %s of the node have not called it",
-		r.c.Key.Kind, num, tn.Name(), tn.N.Me, strings.Trim(fmt.Sprint(missing), "[]"))
-}
-
-// Quiet implements engine.Quieter.
-func (r *arrival) Quiet() bool {
-	if r.agg != nil {
-		return r.agg.Quiet()
-	}
-	op := r.inner.Load()
-	return op == nil || op.Quiet()
-}
-
-// Abandon implements engine.Abandoner.
-func (r *arrival) Abandon() {
-	if r.agg != nil {
-		r.agg.Abandon()
-		return
-	}
-	if !r.finished {
-		r.finished = true
-		r.tn.Count(-1)
-	}
+	op = tn.n.op(tn, c)
+	op.BindAs(0, tagBase)
+	return op, nil, false, nil
 }

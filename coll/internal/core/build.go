@@ -1,4 +1,4 @@
-package coll
+package core
 
 import (
 	"github.com/gocoll/gocoll/coll/internal/alg"

@@ -1,4 +1,4 @@
-package coll
+package core
 
 import (
 	stdsync "sync"
@@ -7,20 +7,19 @@ import (
 	"github.com/gocoll/gocoll/coll/internal/exec"
 	"github.com/gocoll/gocoll/coll/internal/local"
 	"github.com/gocoll/gocoll/coll/internal/plan"
-	"github.com/gocoll/gocoll/loggp"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
 // The selector: how a call runs on its node. Every path is an entry of
 // paths, in the order the selector tries them, with its rule; the choice
-// of algorithm inside a schedule (by the cost model, or forced by Options)
+// of algorithm inside a schedule (by the cost model, or forced by Config)
 // is made below, once per cached schedule. A path whose rule a call
 // meets may still find at run time that it cannot go (the ring's slot is
 // taken, the engine has another operation live): it then falls to the
 // next entry that applies, which every path can, since the last one,
 // a schedule in the engine, takes any call.
 //
-// Tests force a path by forbidding the ones before it (pathHook), and see
+// Tests force a path by forbidding the ones before it (PathHook), and see
 // which path a call took through the same hook; nothing else counts.
 
 // path is one way of running a call; paths or'ed together are a set.
@@ -66,13 +65,13 @@ var paths = [...]struct {
 	{pathEngine, "engine", "any call"},
 }
 
-// pathHook is a test's hold on the selector (Options.paths): the paths
+// PathHook is a test's hold on the selector (Config.Paths): the paths
 // node (a node number) may not take, and a function told of each path an
 // image's call took, by the image that took it (the last to arrive for a
 // record's run). The rules still apply: forbidding a path only sends the
 // calls that could take it to the next. Of the paths, ring, staged,
 // direct and alone may be forbidden; the others are where calls fall.
-type pathHook struct {
+type PathHook struct {
 	forbid  func(node int) path
 	took    func(image int, p path)
 	planned func(image int) // a call of image took its plan, unchecked (plans.go)
@@ -84,7 +83,7 @@ func (n *node) allows(p path) bool { return n.forbidden&p == 0 }
 // planned tells the test hook, if any, that a call by the image of it
 // took its plan.
 func (n *node) planned(it *imageTeam) {
-	if h := n.opts.paths; h != nil && h.planned != nil {
+	if h := n.opts.Paths; h != nil && h.planned != nil {
 		h.planned(it.tn.Team.Image(it.rank))
 	}
 }
@@ -92,7 +91,7 @@ func (n *node) planned(it *imageTeam) {
 // took tells the test hook, if any, that a call by the image of it took
 // path p.
 func (n *node) took(it *imageTeam, p path) {
-	if h := n.opts.paths; h != nil && h.took != nil {
+	if h := n.opts.Paths; h != nil && h.took != nil {
 		h.took(it.tn.Team.Image(it.rank), p)
 	}
 }
@@ -100,7 +99,7 @@ func (n *node) took(it *imageTeam, p path) {
 // Took tells the test hook, if any, that member mine's call on the
 // local team took path p (localNode).
 func (tn *teamNode) Took(mine int, p local.Path) {
-	if h := tn.n.opts.paths; h != nil && h.took != nil {
+	if h := tn.n.opts.Paths; h != nil && h.took != nil {
 		h.took(tn.Team.Image(tn.Mem[mine]), [...]path{local.Ring: pathRing, local.Staged: pathStaged, local.Direct: pathDirect, local.Records: pathRecords}[p])
 	}
 }
@@ -248,15 +247,12 @@ func (n *node) checking(tn *teamNode) bool { return n.opts.Check && !tn.Local }
 // The choice of algorithm, made once per cached schedule (build.go asks):
 // the tree of broadcast, scatter, gather and the tree-based reductions,
 // gather_all's pattern, and whether ReduceAll splits its vector (reduce-scatter + gather_all) or exchanges it
-// whole (recursive doubling). Options can force the first two; otherwise,
+// whole (recursive doubling). Config can force the first two; otherwise,
 // and always for the third, the choice is the algorithm the LogGP model
 // (package loggp) predicts fastest for the team's number of nodes and the
-// bytes moved, with Options.Model's parameters (loggp.Default when zero).
-// Every node passes the same Options (Init checks), so every node picks
+// bytes moved, with Config.Model's parameters (loggp.Default when zero).
+// Every node passes the same Config (Init checks), so every node picks
 // alike.
-
-// TreeUse says what a tree's edges carry, for the cost of its shape.
-type TreeUse int
 
 const (
 	// TreeBroadcast: every edge carries the message (broadcast).
@@ -268,73 +264,6 @@ const (
 	// the tree-based prefix reductions).
 	TreeReduce
 )
-
-// model is o.Model, or loggp.Default when zero.
-func (o Options) model() loggp.Params {
-	if o.Model.IsZero() {
-		return loggp.Default
-	}
-	return o.Model
-}
-
-// TreeFor is the tree shape a collective of that use over P nodes moving
-// k bytes per edge (per block for TreeBlocks) runs with these options:
-// Options.Tree, or the model's pick among the shapes (Binomial on ties).
-func (o Options) TreeFor(use TreeUse, P, k int) Tree {
-	if o.Tree != TreeAuto {
-		return o.Tree
-	}
-	if P <= 2 {
-		return Binomial // every shape is one edge
-	}
-	p, kk := o.model(), float64(k)
-	best, bestCost := Binomial, 0.0
-	for _, t := range []Tree{Binomial, Binary, Flat} {
-		var cost float64
-		switch use {
-		case TreeReduce:
-			cost = p.ReduceTree(P, t.Subtrees, kk)
-		case TreeBlocks:
-			cost = p.Tree(P, t.Subtrees, func(m int) float64 { return float64(m) * kk })
-		default:
-			cost = p.Tree(P, t.Subtrees, func(int) float64 { return kk })
-		}
-		if t == Binomial || cost < bestCost {
-			best, bestCost = t, cost
-		}
-	}
-	return best
-}
-
-// GatherAllFor is gather_all's pattern for P nodes of k bytes each:
-// Options.GatherAll when it forces one; with Options.A set, the LogP rule
-// of the package documentation; else the model's cheaper pattern (the
-// exchange on ties).
-func (o Options) GatherAllFor(P, k int) GatherAllAlgo {
-	if o.GatherAll != GatherAllAuto {
-		return o.GatherAll
-	}
-	if A := o.A; A > 0 {
-		if (P-1)+A <= bitsOf(P-1)*(A+1) {
-			return GatherAllExchange
-		}
-		return GatherAllDissemination
-	}
-	if _, exchange := o.model().GatherAll(P, float64(k)); exchange {
-		return GatherAllExchange
-	}
-	return GatherAllDissemination
-}
-
-// SplitsReduceAll reports whether ReduceAll of k bytes over P nodes splits
-// the vector (reduce-scatter + gather_all, where the function and layout
-// allow it) rather than exchanging it whole (recursive doubling): where
-// the model predicts it faster. The split folds 1/P of the vector on each
-// node and moves fewer bytes, at the price of more messages.
-func (o Options) SplitsReduceAll(P, k int) bool {
-	p := o.model()
-	return P > 1 && p.ReduceScatterGatherAll(P, float64(k)) < p.RecursiveDoubling(P, float64(k))
-}
 
 // choiceKey names one tree choice: by use, nodes, and the bytes per edge
 // rounded down to a power of two (the model's costs change slowly with
@@ -352,9 +281,9 @@ type choices struct {
 	trees map[choiceKey]alg.Tree
 }
 
-// tree is Options.TreeFor, cached, with k rounded down to a power of two.
+// tree is Config.TreeFor, cached, with k rounded down to a power of two.
 func (n *node) tree(use TreeUse, P, k int) alg.Tree {
-	if n.opts.Tree != TreeAuto || P <= 2 {
+	if n.opts.Tree != alg.TreeAuto || P <= 2 {
 		return alg.Tree(n.opts.TreeFor(use, P, k))
 	}
 	key := choiceKey{use, P, 0}

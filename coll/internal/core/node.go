@@ -1,4 +1,4 @@
-package coll
+package core
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"os"
 	"slices"
 	stdsync "sync"
 	"sync/atomic"
@@ -25,16 +24,13 @@ import (
 // per-team state and the team contexts in use. Its images are goroutines
 // that each hold their own *Image; collectives run once per node.
 
-// DefaultInitTimeout bounds how long Init waits for the other images of
-// the node and for the other nodes when Options.InitTimeout is 0.
-const DefaultInitTimeout = time.Minute
-
 type node struct {
 	exec.Node
 	table   *images.Table
 	fns     []reducefn.Entry
+	std     Table  // the standard table, from StdBase on
 	own     []bool // by function: a ready-made entry (reducefn.Entry.Own)
-	opts    Options
+	opts    Config
 	eng     *engine.Engine
 	choices choices // the cost model's tree choices (select.go)
 	// paths it may not take (a test's: select.go)
@@ -68,9 +64,7 @@ type teamNode struct {
 	loc *local.Team // a team that lives on the node: its node-local path (internal/local)
 	// AllThreads initiations waiting for the rest of the node's members
 	// (on a team with members on other nodes)
-	amu       stdsync.Mutex
-	pending   []*arrival
-	base      uint64                    // call number of pending[0]
+	arrivals  local.Arrivals            // AllThreads arrivals, on a team with members on other nodes
 	agree     atomic.Pointer[agreement] // checked mode's cached agreement (check.go)
 	destroyed atomic.Int32              // members that destroyed the team
 }
@@ -78,94 +72,33 @@ type teamNode struct {
 // nodes records the node of every conduit that Init has used.
 var nodes stdsync.Map // Conduit -> *node
 
-// Init initializes gocoll's collectives over conduit c for one image. It is
-// collective and blocking, like gasnet_coll_init: every image of every
-// node calls it once, from its own goroutine, with the same images table
-// (nil for one image per node, then myImage is ignored), the same function
-// table size and flags, flags 0 and the same options. myImage is the
-// calling image's number, one of the node's images in the table's
-// node-major numbering. It returns that image's object, through which the
-// image (or, for the node's images together, a representative) calls
-// collectives. The node keeps its own copy of the function table fns (the
-// first image's): changing fns afterwards changes nothing.
-//
-// Init waits up to Options.InitTimeout (DefaultInitTimeout when 0) for the
-// node's other images and for the other nodes; then it fails with
-// ErrInitTimeout, on every image of the node, rather than hang.
-func Init(c Conduit, table *images.Table, myImage int, fns []reducefn.Entry, flags InitFlags, opts Options) (*Image, error) {
-	if c == nil {
-		return nil, fmt.Errorf("%w: nil conduit", ErrConduit)
-	}
-	if _, err := envStall(); err != nil {
-		return nil, err
-	}
-	if flags != 0 {
-		return nil, fmt.Errorf("%w: got %#x", ErrInitFlags, uint32(flags))
-	}
-	if os.Getenv("GOCOLL_CHECK") == "1" {
-		opts.Check = true
-	}
-	if table == nil {
-		table = images.OnePerNode(c.Nodes())
-		myImage = table.First(c.Node())
-	}
-	if table.Nodes() != c.Nodes() {
-		return nil, fmt.Errorf("%w: images table has %d nodes, conduit %d", ErrConduit, table.Nodes(), c.Nodes())
-	}
-	if myImage < 0 || myImage >= table.Images() || table.NodeOf(myImage) != c.Node() {
-		return nil, fmt.Errorf("%w: image %d is not one of node %d's images %d..%d", ErrImage,
-			myImage, c.Node(), table.First(c.Node()), table.First(c.Node())+table.On(c.Node())-1)
-	}
-	if opts.SegmentSize < 0 || opts.OneSidedMin < 0 {
-		return nil, fmt.Errorf("%w: SegmentSize %d, OneSidedMin %d: must be >= 0", ErrOptions, opts.SegmentSize, opts.OneSidedMin)
-	}
-	if opts.OneSidedMin == 0 {
-		opts.OneSidedMin = DefaultOneSidedMin
-	}
-	if opts.Progress != gsync.Polling {
-		if ts, ok := c.(ThreadSafe); ok && !ts.ThreadMultiple() {
-			return nil, fmt.Errorf("%w: progress mode %v needs a conduit callable from any thread (MPI_THREAD_MULTIPLE)", ErrProgress, opts.Progress)
-		}
-		if opts.Progress != gsync.Goroutine && opts.Progress != gsync.Periodic {
-			return nil, fmt.Errorf("%w: unknown mode %v", ErrProgress, opts.Progress)
-		}
-	}
-	ctxBits := bitsOf(c.MaxTag()) - exec.SeqBits - exec.SubBits
-	if ctxBits < 0 {
-		return nil, fmt.Errorf("%w: MaxTag %d leaves no room for %d-bit sequence numbers and %d-bit sub-tags",
-			ErrConduit, c.MaxTag(), exec.SeqBits, exec.SubBits)
-	}
-	// The node's first image makes the node; the others find it (a node
-	// holds an engine and an image map of TeamAll: not one per image).
-	v, loaded := nodes.Load(c)
-	if !loaded {
-		v, loaded = nodes.LoadOrStore(c, newNode(c, table, fns, opts, ctxBits))
-	}
-	n := v.(*node)
-	if loaded {
-		if err := n.sameArgs(table, fns, opts); err != nil {
-			return nil, err
-		}
-	}
-	im, last, err := n.join(myImage)
-	if err != nil {
-		return nil, err
-	}
-	if last {
-		n.finishInit(im, len(fns))
-	}
-	if err := n.awaitInit(); err != nil {
-		return nil, err
-	}
-	return im, nil
+// Conduit is what the node needs of coll.Conduit (whose documentation
+// gives the rules).
+type Conduit interface {
+	Node() int
+	Nodes() int
+	MaxTag() int
+	Isend(dst, tag int, b []byte, token uint64) (done bool, err error)
+	Irecv(src, tag int, b []byte, token uint64) (done bool, err error)
+	Poll(done []uint64) ([]uint64, error)
 }
 
-func newNode(c Conduit, table *images.Table, fns []reducefn.Entry, opts Options, ctxBits int) *node {
+// The conduit's optional interfaces (coll.Idler, coll.ThreadSafe and
+// coll.OneSided's allocation).
+type (
+	idler      interface{ Idle() }
+	threadSafe interface{ ThreadMultiple() bool }
+	segments   interface {
+		AllocSegment(size int) ([]byte, error)
+	}
+)
+
+func newNode(c Conduit, table *images.Table, fns []reducefn.Entry, opts Config, ctxBits int, std Table) *node {
 	if opts.InitTimeout <= 0 {
 		opts.InitTimeout = DefaultInitTimeout
 	}
 	var idle func()
-	if i, ok := c.(Idler); ok {
+	if i, ok := c.(idler); ok {
 		idle = i.Idle
 	}
 	me := c.Node()
@@ -176,14 +109,14 @@ func newNode(c Conduit, table *images.Table, fns []reducefn.Entry, opts Options,
 	for i, e := range fns {
 		own[i] = e.Own()
 	}
-	n := &node{Node: exec.Node{Cd: c, Me: me, OneSidedMin: opts.OneSidedMin}, table: table, fns: fns, own: own, opts: opts, eng: engine.NewEngine(c.Poll, idle),
+	n := &node{Node: exec.Node{Cd: c, Me: me, OneSidedMin: opts.OneSidedMin}, table: table, fns: fns, std: std, own: own, opts: opts, eng: engine.NewEngine(c.Poll, idle),
 		first: table.First(me), count: table.On(me), ctxBits: min(ctxBits, 6), ctxUsed: 1, // context 0 is TeamAll's
 		joined: make([]bool, table.On(me)), ready: make(chan struct{}), creating: map[createKey]*creation{}}
 	if n.count > 1 {
 		n.eng.Shared(n.count)
 	}
 	n.eng.SetStallTimeout(stallTimeout(opts))
-	if h := opts.paths; h != nil && h.forbid != nil {
+	if h := opts.Paths; h != nil && h.forbid != nil {
 		n.forbidden = h.forbid(me)
 	}
 	n.Node.Builder = n
@@ -194,7 +127,7 @@ func newNode(c Conduit, table *images.Table, fns []reducefn.Entry, opts Options,
 }
 
 // sameArgs checks that a later image of the node passed what the first did.
-func (n *node) sameArgs(table *images.Table, fns []reducefn.Entry, opts Options) error {
+func (n *node) sameArgs(table *images.Table, fns []reducefn.Entry, opts Config) error {
 	if opts.InitTimeout <= 0 {
 		opts.InitTimeout = DefaultInitTimeout
 	}
@@ -221,8 +154,8 @@ func (n *node) entry(fn int) (e reducefn.Entry, own bool) {
 	switch {
 	case fn >= 0 && fn < len(n.fns):
 		return n.fns[fn], n.own[fn]
-	case fn >= stdBase && fn-stdBase < len(std.entries):
-		return std.entries[fn-stdBase], std.own[fn-stdBase]
+	case fn >= StdBase && fn-StdBase < len(n.std.Entries):
+		return n.std.Entries[fn-StdBase], n.std.Own[fn-StdBase]
 	}
 	return reducefn.Entry{}, false
 }
@@ -307,7 +240,7 @@ func (n *node) agree(im *Image, nfns int) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), n.opts.InitTimeout)
 	defer cancel()
-	hd, err := im.GatherAllMNB(n.all.Team, dsts, srcs, 16, gsync.InAllSync|gsync.OutAllSync|gsync.Local)
+	hd, err := im.GatherAll(n.all.Team, nil, dsts, nil, srcs, true, 16, gsync.InAllSync|gsync.OutAllSync|gsync.Local, true)
 	if err == nil {
 		err = hd.Wait(ctx)
 	}
@@ -334,6 +267,8 @@ func (n *node) newTeamNode(t *images.Team) *teamNode {
 	}
 	if tn.Local {
 		tn.loc = local.NewTeam(&tn.TeamNode, n.eng, tn)
+	} else {
+		tn.arrivals.Init(&tn.TeamNode, n.eng, tn)
 	}
 	return tn
 }
