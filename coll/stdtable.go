@@ -3,6 +3,7 @@ package coll
 import (
 	"reflect"
 
+	"github.com/gocoll/gocoll/coll/internal/core"
 	"github.com/gocoll/gocoll/reducefn"
 )
 
@@ -10,7 +11,7 @@ import (
 // operations, the same on every node of a gocoll build, so that they need
 // no agreement at Init. Their indices start at stdBase, far above any table
 // given to Init: no index a program counts from its own table reaches them.
-const stdBase = 1 << 24
+const stdBase = core.StdBase
 
 // elemKind is the element type of a built-in operation: a numeric kind, or
 // reducefn.ValLoc of one (MinLoc, MaxLoc).
