@@ -69,6 +69,14 @@ func (e *Engine) runAlone(ctx context.Context, op Op) error {
 	if err := runStep(op); err != nil {
 		return err
 	}
+	if op.Finished() { // its data was there: no wait to set up
+		return nil
+	}
+	return e.aloneWait(ctx, op)
+}
+
+// aloneWait polls for op's transfers and steps it until it is finished.
+func (e *Engine) aloneWait(ctx context.Context, op Op) error {
 	sp := spinner{w: watch{after: e.stallAfter, e: e, count: &e.completions, alone: op}, idle: e.idle}
 	for !op.Finished() {
 		done, err := e.poll(e.done[:0])

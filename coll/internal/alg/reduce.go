@@ -34,7 +34,9 @@ func (rd Reducer) Call(results, left, right []byte, es int) {
 func (rd Reducer) fold(res, xs []byte) {
 	k := len(xs) - rd.ElemSize
 	if k == 0 {
-		copy(res, xs)
+		if !Identical(res, xs) { // a result folded in place is there already
+			copy(res, xs)
+		}
 		return
 	}
 	rd.Call(res, xs[:k], xs[k:], rd.ElemSize)
@@ -91,6 +93,12 @@ func (v partials) mark(r int, on bool) {
 // combineInto sets out[r] = a[r] op b[r] for each row, a lying to the left;
 // a missing operand leaves the other. out may alias neither a nor b.
 func (rd Reducer) combineInto(out, a, b partials) {
+	if out.dense { // every row present everywhere (the shape is the reduction's)
+		for r := 0; r < out.rows; r++ {
+			rd.Call(out.elem(r), a.elem(r), b.elem(r), rd.ElemSize)
+		}
+		return
+	}
 	for r := 0; r < out.rows; r++ {
 		switch ha, hb := a.has(r), b.has(r); {
 		case ha && hb:
@@ -184,6 +192,10 @@ func segmentsInto(segs [][][]byte, runs [][]elemRun, src [][]byte, es int) [][][
 // total sets res to the fold of v's present rows in row order; it reports
 // false when no row is present.
 func (rd Reducer) total(res []byte, v partials) bool {
+	if v.dense {
+		rd.fold(res, v.buf[:v.rows*v.es])
+		return true
+	}
 	var present []byte
 	n := 0
 	for r := 0; r < v.rows; r++ {

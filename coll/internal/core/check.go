@@ -99,7 +99,7 @@ func (tn *teamNode) agreement(n *node) *agreement {
 	g := tn.Geom(blockSize)
 	ag := &agreement{mine: make([]byte, blockSize), all: make([]byte, g.P*blockSize)}
 	ag.op = agreeOp(n, tn, g, ag.mine, ag.all, 0, 0)
-	ag.op.Cached = true // idle once retired: see Retire
+	ag.op.Hold() // idle once retired: see Retire
 	tn.agree.Store(ag)
 	return ag
 }

@@ -217,6 +217,9 @@ func (ag *Aggregate) keep(pc *Cache, a *AggOp) {
 		for _, o := range a.groups {
 			o.Cached = true // its buffers stay with it
 		}
+		for _, o := range a.subs {
+			o.keepFresh() // it runs again from here (rerun)
+		}
 		ag.cache[w], ag.victim = a, w+1
 		return
 	}

@@ -92,6 +92,7 @@ func (c *Cache) Keep(o *Sched) {
 			o.Cached, o.held = true, size
 			o.Ref = CacheRef{way: (v + i) % planWays, id: c.ids.Add(1)}
 			if w.CompareAndSwap(old, o) {
+				o.keepFresh()
 				if old != nil { // claimed above, so nothing runs it
 					old.sc.Release()
 				}

@@ -85,12 +85,11 @@ type Sched struct {
 	itemBuf  [4]item
 	stateBuf [3]roundState
 
-	fresh freshRun // a run's state before its start (reset)
+	fresh *freshRun // a cached schedule's run before its start (Reset)
 }
 
 // freshRun is the state of a schedule's run before its start.
 type freshRun struct {
-	made                       bool
 	items                      []item
 	state                      []roundState
 	clientLeft, clientRecvLeft int
@@ -114,13 +113,13 @@ func NewSched(tn *TeamNode, c *plan.Call, rounds []alg.Round, sc *alg.Scratch, s
 	return o
 }
 
-// Reset prepares a run of the schedule. The first builds the items and
-// the counts from the rounds and keeps them (fresh); a later one, for a
-// cached schedule run again, copies them back.
+// Reset prepares a run of the schedule: it builds the items and the
+// counts from the rounds, or, for a cached schedule run again, copies them
+// from its fresh state (keepFresh).
 func (o *Sched) Reset() {
 	o.posted, o.next, o.left = false, 0, 0
 	o.err, o.late = nil, nil
-	if f := &o.fresh; f.made {
+	if f := o.fresh; f != nil {
 		o.items = o.items[:len(f.items)]
 		copy(o.items, f.items)
 		copy(o.state, f.state)
@@ -134,7 +133,7 @@ func (o *Sched) Reset() {
 }
 
 // build makes the items and counts of a run before its start from the
-// rounds, and keeps a copy of them in o.fresh.
+// rounds.
 func (o *Sched) build() {
 	o.clientLeft, o.clientRecvLeft = 0, 0
 	o.items = o.items[:0]
@@ -160,10 +159,26 @@ func (o *Sched) build() {
 		}
 		o.state[r].sendLeft = len(o.rounds[r].Sends)
 	}
-	f := &o.fresh
+}
+
+// Hold makes o a schedule its maker keeps and runs again once idle (as
+// the cache does its own): its buffers stay with it, and its runs start
+// from its fresh state.
+func (o *Sched) Hold() {
+	o.Cached = true
+	o.keepFresh()
+}
+
+// keepFresh keeps the state of the run about to start, which no step has
+// changed yet, for the runs of a cached schedule to start from: a copy
+// costs less than a build. A schedule that is built for one run (the
+// cache had no room) makes none.
+func (o *Sched) keepFresh() {
+	f := &freshRun{}
 	f.items = append(f.itemBuf[:0], o.items...)
 	f.state = append(f.stateBuf[:0], o.state...)
-	f.clientLeft, f.clientRecvLeft, f.made = o.clientLeft, o.clientRecvLeft, true
+	f.clientLeft, f.clientRecvLeft = o.clientLeft, o.clientRecvLeft
+	o.fresh = f
 }
 
 // Retire implements engine.Op: a cached schedule becomes idle, ready to run

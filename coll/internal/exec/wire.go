@@ -51,6 +51,7 @@ const (
 type wireX struct {
 	w      []byte // inline: header and payload; else the header alone (nil: no header)
 	inline bool
+	send   bool
 	peer   int
 	sub    int
 	buf    []byte
@@ -60,24 +61,54 @@ type wireX struct {
 // are those of reset (receives, then sends, in round order).
 func (o *Sched) setupWire() {
 	o.sigHash = plan.SigOf(&o.key).Hash()
-	type pk struct {
-		peer, sub int
-		send      bool
-	}
-	seen := map[pk]int{}
-	o.eachXfer(func(x alg.Xfer, send bool) { seen[pk{x.Peer, x.Sub, send}]++ })
 	o.wire = make([]wireX, 0, len(o.items))
 	o.eachXfer(func(x alg.Xfer, send bool) {
-		wx := wireX{peer: x.Peer, sub: x.Sub, buf: x.Buf}
-		switch n := len(x.Buf); {
+		o.wire = append(o.wire, wireX{peer: x.Peer, sub: x.Sub, buf: x.Buf, send: send})
+	})
+	var seen map[wireWay]int // a large schedule's ways counted (sharesTag)
+	if len(o.wire) > 16 {
+		seen = make(map[wireWay]int, len(o.wire))
+		for i := range o.wire {
+			seen[o.wire[i].way()]++
+		}
+	}
+	for i := range o.wire {
+		wx := &o.wire[i]
+		switch n := len(wx.buf); {
 		case n == 0:
-		case n <= inlineMax || seen[pk{x.Peer, x.Sub, send}] > 1:
+		case n <= inlineMax || o.sharesTag(i, seen):
 			wx.inline, wx.w = true, make([]byte, hdrSize+n)
 		default:
 			wx.w = make([]byte, hdrSize)
 		}
-		o.wire = append(o.wire, wx)
-	})
+	}
+}
+
+// wireWay is the way a transfer goes: its peer, its sub-tag, and whether
+// it is a send.
+type wireWay struct {
+	peer, sub int
+	send      bool
+}
+
+func (x *wireX) way() wireWay { return wireWay{x.peer, x.sub, x.send} }
+
+// sharesTag reports whether another transfer of the schedule goes the same
+// way as transfer i: a large transfer's header message then cannot go
+// ahead of its payload on its own (the receiver could not tell whose
+// payload follows), so it goes inline. A small schedule is searched, a
+// large one's ways are counted in seen.
+func (o *Sched) sharesTag(i int, seen map[wireWay]int) bool {
+	w := o.wire[i].way()
+	if seen != nil {
+		return seen[w] > 1
+	}
+	for j := range o.wire {
+		if j != i && o.wire[j].way() == w {
+			return true
+		}
+	}
+	return false
 }
 
 // wireBytes is the size of the header buffers.

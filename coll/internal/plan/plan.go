@@ -222,15 +222,17 @@ func DecodeSig(b []byte) Sig {
 // the message header carries it in full).
 func (s Sig) Hash() uint32 { return uint32(s.Hash64()) }
 
-// Hash64 is a 64-bit FNV-1a hash of the signature's words, sequence number
-// aside.
+// Hash64 is a 64-bit hash of the signature's words, sequence number
+// aside: a word at a time, each multiplied in and its high half folded
+// into the low one, so that every bit of every word reaches the 32 bits
+// that Hash keeps. Every schedule built hashes its key (the message
+// headers carry it), so it is a word's work, not a byte's.
 func (s Sig) Hash64() uint64 {
 	s.Seq = 0
 	h := uint64(14695981039346656037)
 	for _, w := range s.words() {
-		for k := 0; k < 64; k += 8 {
-			h = (h ^ uint64(byte(w>>k))) * 1099511628211
-		}
+		h = (h ^ w) * 0x9e3779b97f4a7c15
+		h ^= h >> 32
 	}
 	return h
 }
