@@ -311,13 +311,14 @@ func (o *Sched) Step() error {
 		}
 		i := uint32(0)
 		for r := range o.rounds {
-			o.left += len(o.rounds[r].Recvs)
-			for _, x := range o.rounds[r].Recvs {
+			xs := o.rounds[r].Recvs
+			o.left += len(xs)
+			for k := range xs {
 				if o.items[i].seg != 0 { // the one-sided path's (segment.go)
 					i++
 					continue
 				}
-				done, err := o.irecv(i, x)
+				done, err := o.irecv(i, &xs[k]) // not a copy: every collective's path
 				if err != nil {
 					return err
 				}
@@ -364,8 +365,9 @@ func (o *Sched) startRound() error {
 	o.copies(r, false)
 	// Counted before any starts: a send completing at once must not make
 	// the operation look finished while its round has more to send.
-	o.left += len(o.rounds[r].Sends)
-	for k, x := range o.rounds[r].Sends {
+	xs := o.rounds[r].Sends
+	o.left += len(xs)
+	for k := range xs {
 		idx := uint32(o.state[r].sendAt + k)
 		if o.items[idx].seg != 0 {
 			if err := o.startSeg(idx); err != nil {
@@ -373,7 +375,7 @@ func (o *Sched) startRound() error {
 			}
 			continue
 		}
-		done, err := o.isend(idx, x)
+		done, err := o.isend(idx, &xs[k])
 		if err != nil {
 			return err
 		}

@@ -199,7 +199,7 @@ func (n *Node) hdrErr(h []byte, nb, peer int, k *plan.Key, tagBase int, sig uint
 }
 
 // isend starts send item idx (x) with its header.
-func (o *Sched) isend(idx uint32, x alg.Xfer) (bool, error) {
+func (o *Sched) isend(idx uint32, x *alg.Xfer) (bool, error) {
 	base, sub := o.wireBase(x.Sub)
 	tag := wireTag(base, sub)
 	wx := &o.wire[idx]
@@ -224,7 +224,7 @@ func (o *Sched) isend(idx uint32, x alg.Xfer) (bool, error) {
 }
 
 // irecv posts receive item idx (x): the payload's own, or its header's.
-func (o *Sched) irecv(idx uint32, x alg.Xfer) (bool, error) {
+func (o *Sched) irecv(idx uint32, x *alg.Xfer) (bool, error) {
 	tag := wireTag(o.wireBase(x.Sub))
 	wx := &o.wire[idx]
 	switch {
