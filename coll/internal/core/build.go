@@ -87,9 +87,13 @@ func (n *node) buildReduction(g alg.Geom, c *plan.Call) []alg.Round {
 
 // reducerOf is the reducer of a computational collective's key: its
 // function's table entry, argument and element size.
-func (n *node) reducerOf(k *plan.Key) alg.Reducer {
-	e, own := n.entry(k.Fn)
-	return alg.Reducer{Fn: e.Fn, Flags: e.Flags, Arg: k.Arg, ElemSize: k.ElemSize, Scalar: e.Scalar, Own: own}
+func (n *node) reducerOf(k *plan.Key) alg.Reducer { return n.reducer(k.Fn, k.Arg, k.ElemSize) }
+
+// reducer is the Reducer of function fn with argument arg on elements of
+// es bytes.
+func (n *node) reducer(fn, arg, es int) alg.Reducer {
+	e, own := n.entry(fn)
+	return alg.Reducer{Fn: e.Fn, Flags: e.Flags, Arg: arg, ElemSize: es, Scalar: e.Scalar, Own: own}
 }
 
 // compAreas are member k's destination and source areas in a
@@ -147,6 +151,4 @@ func (tn *teamNode) Op(c plan.Call) *exec.Sched { return tn.n.op(tn, &c) }
 
 // Reducer is the Reducer of function fn with argument arg on elements of
 // es bytes (localNode).
-func (tn *teamNode) Reducer(fn, arg, es int) alg.Reducer {
-	return tn.n.reducerOf(&plan.Key{Fn: fn, Arg: arg, ElemSize: es})
-}
+func (tn *teamNode) Reducer(fn, arg, es int) alg.Reducer { return tn.n.reducer(fn, arg, es) }

@@ -266,7 +266,7 @@ func (n *node) newTeamNode(t *images.Team) *teamNode {
 		tn.Mem = t.Members(q)
 	}
 	if tn.Local {
-		tn.loc = local.NewTeam(&tn.TeamNode, n.eng, tn)
+		tn.loc = local.NewTeam(&tn.TeamNode, n.eng, tn, tn.tookLocal())
 	} else {
 		tn.arrivals.Init(&tn.TeamNode, n.eng, tn)
 	}

@@ -96,10 +96,14 @@ func (n *node) took(it *imageTeam, p path) {
 	}
 }
 
-// Took tells the test hook, if any, that member mine's call on the
-// local team took path p (localNode).
-func (tn *teamNode) Took(mine int, p local.Path) {
-	if h := tn.n.opts.Paths; h != nil && h.took != nil {
+// tookLocal is the hook the node-local path tells of the path each
+// member's call on team tn took, nil without a test's hook.
+func (tn *teamNode) tookLocal() func(mine int, p local.Path) {
+	h := tn.n.opts.Paths
+	if h == nil || h.took == nil {
+		return nil
+	}
+	return func(mine int, p local.Path) {
 		h.took(tn.Team.Image(tn.Mem[mine]), [...]path{local.Ring: pathRing, local.Staged: pathStaged, local.Direct: pathDirect, local.Records: pathRecords}[p])
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/gocoll/gocoll/coll/internal/alg"
 	"github.com/gocoll/gocoll/coll/internal/exec"
 	"github.com/gocoll/gocoll/coll/internal/plan"
+	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -64,22 +65,25 @@ const (
 // node: its records' chain and its ring.
 type Team struct {
 	*exec.TeamNode
+	// the team and the node's members' ranks, kept here (they do not
+	// change): every call reads them, one pointer fewer
+	Team  *images.Team
+	Mem   []int
 	eng   *engine.Engine
 	node  Node
-	chain *localRec    // the start of its records' chain
-	ring  []memberLine // ringCalls slots of a line per member (ring.go)
-	fins  []finLine    // by member: its fin, how far it is done reading the ring
+	took  func(mine int, p Path) // the selector's hook, nil without one
+	chain *localRec              // the start of its records' chain
+	ring  []memberLine           // ringCalls slots of a line per member (ring.go)
+	fins  []finLine              // by member: its fin, how far it is done reading the ring
 }
 
 // Node is what the node-local path asks of the node: the schedule of a
 // call (a record's that runs neither staged nor directly), the reducer of
-// a function, the selector's hook told of each path a member's call took,
-// and the operation of an arrival record. A member's call goes by value:
-// it stays on its caller's stack.
+// a function, and the operation of an arrival record. A member's call
+// goes by value: it stays on its caller's stack.
 type Node interface {
 	Op(c plan.Call) *exec.Sched
 	Reducer(fn, arg, es int) alg.Reducer
-	Took(mine int, p Path)
 	// Start makes the node's operation for the call c of an arrival
 	// record (tag base tagBase), once its last member arrived: a
 	// schedule, or an aggregate (its Last); member reports a call that
@@ -88,7 +92,7 @@ type Node interface {
 }
 
 // Path is how the node-local path ran a member's call, as it tells
-// the selector's hook (localNode.tookLocal).
+// the selector's hook.
 type Path uint8
 
 const (
@@ -99,8 +103,8 @@ const (
 )
 
 // NewTeam is the node-local path of team tn, asking node.
-func NewTeam(tn *exec.TeamNode, eng *engine.Engine, node Node) *Team {
-	lt := &Team{TeamNode: tn, eng: eng, node: node}
+func NewTeam(tn *exec.TeamNode, eng *engine.Engine, node Node, took func(mine int, p Path)) *Team {
+	lt := &Team{TeamNode: tn, Team: tn.Team, Mem: tn.Mem, eng: eng, node: node, took: took}
 	lt.chain = newChain(lt)
 	lt.newRing()
 	return lt
@@ -312,12 +316,12 @@ func (it *Member) Arrive(a *Args) (engine.Handle, error) {
 	switch {
 	case a.Route.ByRing:
 		if done, err := it.byRing(a, n); done {
-			tn.node.Took(a.Mine, Ring)
+			tn.tookPath(a.Mine, Ring)
 			return engine.Handle{}, err
 		}
 	case a.Route.CastRing:
 		if done, err := it.castByRing(a, n); done {
-			tn.node.Took(a.Mine, Ring)
+			tn.tookPath(a.Mine, Ring)
 			return engine.Handle{}, err
 		}
 	}
@@ -336,7 +340,7 @@ func (it *Member) Arrive(a *Args) (engine.Handle, error) {
 	if it.ahead < maxStaged && a.Route.Stage > 0 && r.stageRoot(a, ln) {
 		word |= lineDone | lineStaged
 		it.ahead++
-		tn.node.Took(a.Mine, Staged)
+		tn.tookPath(a.Mine, Staged)
 	} else {
 		it.ahead = 0
 	}
@@ -468,18 +472,18 @@ func (r *localRec) run(it *Member, a *Args, sig uint64) (engine.Handle, error) {
 			// the cache): from the root's line's src, the stage.
 			r.blocksFrom(c, c.Src[c.Key.Root])
 		case a.Route.Direct && c.Key.Kind == plan.ReduceAll:
-			tn.node.Took(a.Mine, Direct)
+			tn.tookPath(a.Mine, Direct)
 			err = r.fold(it, a, false)
 		default:
 			if err = plan.CrossOverlap(c, tn.Team, tn.Mem); err != nil {
 				break
 			}
 			if a.Route.Direct {
-				tn.node.Took(a.Mine, Direct)
+				tn.tookPath(a.Mine, Direct)
 				err = engine.Run(func() error { return r.runDirect(c, it) })
 				break
 			}
-			tn.node.Took(a.Mine, Records)
+			tn.tookPath(a.Mine, Records)
 			c.Key.Bufs(c)
 			op := tn.node.Op(*c)
 			op.BindAs(0, 0)           // a local team sends nothing: no tag
@@ -580,3 +584,11 @@ func (r *recLines) waitingFor() string {
 // RecsMade is how many records were allocated so far (not taken from the
 // pool), for tests that check the chain recycles them.
 func RecsMade() int64 { return recsMade.Load() }
+
+// tookPath tells the selector's hook, if any, that member mine's call took
+// path p.
+func (t *Team) tookPath(mine int, p Path) {
+	if t.took != nil {
+		t.took(mine, p)
+	}
+}
