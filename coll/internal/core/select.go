@@ -144,17 +144,25 @@ func pathName(p path) string {
 func (n *node) localRoute(a *callArgs) local.Route {
 	k, tn := &a.Key, a.tn
 	m := len(tn.Mem)
-	r := local.Route{Self: selfFolds(k, a.nb, m), Direct: n.direct(k, m)}
-	r.ByRing = r.Self && n.allows(pathRing)
-	// The Last of an aggregate completes only once every member is
-	// complete, and the last image to arrive at a member runs it: so its
-	// root does not stage nor its call go by the ring, where images leave
-	// before the others came. (A ReduceAll by the ring waits for all.)
-	if !a.it.aggOpen {
-		r.CastRing = castsByRing(k) && n.allows(pathRing)
-		if n.allows(pathStaged) {
-			r.Stage = stages(k, tn.Mem[a.mine], tn.Team.Size())
+	var r local.Route
+	switch k.Kind { // on every call: only the rules of its kind
+	case plan.ReduceAll:
+		r.Self = selfFolds(k, a.nb, m)
+		r.ByRing = r.Self && n.allows(pathRing)
+		r.Direct = n.direct(k, m)
+	case plan.Broadcast, plan.Scatter:
+		// The Last of an aggregate completes only once every member is
+		// complete, and the last image to arrive at a member runs it: so
+		// its root does not stage nor its call go by the ring, where
+		// images leave before the others came. (A ReduceAll by the ring
+		// waits for all.)
+		if !a.it.aggOpen {
+			r.CastRing = castsByRing(k) && n.allows(pathRing)
+			if n.allows(pathStaged) {
+				r.Stage = stages(k, tn.Mem[a.mine], tn.Team.Size())
+			}
 		}
+		r.Direct = n.direct(k, m)
 	}
 	return r
 }
@@ -211,7 +219,7 @@ func (n *node) direct(k *plan.Key, m int) bool {
 	case plan.Broadcast:
 		return n.allows(pathDirect)
 	case plan.ReduceAll:
-		return k.SrcLayout == alg.Cyclic && k.Count == m && (local.InlineKey(k, m) || n.allows(pathDirect))
+		return k.SrcLayout == alg.Cyclic && k.Count == m && (n.allows(pathDirect) || local.InlineKey(k, m))
 	}
 	return false
 }
