@@ -499,7 +499,7 @@ type AggOp struct {
 	groups      []*Sched
 	subs        []*Sched // entry, groups, exit (those there are)
 	offs        []uint32 // by sub: the index of its first transfer
-	bases       []int    // the members' tag bases (schedOp.wireBase)
+	bases       []int    // the members' tag bases (Sched.wireBase)
 	finished    bool     // counted off the team's unfinished operations
 	// for reuse (aggregate.keep): the members it was built for, each
 	// group's first member (whose tag base the group runs with), and

@@ -298,9 +298,9 @@ func (r *localRec) recycle() {
 	localRecs.Put(r)
 }
 
-// arriveLocal records member a.mine's AllThreads initiation on a local
-// team: the record of its next call, its line, and its count; the last to
-// Arrive runs the call.
+// Arrive records member a.Mine's AllThreads initiation on a team that
+// lives on the node: the record of its next call, its line, and its
+// count; the last to arrive runs the call.
 func (it *Member) Arrive(a *Args) (engine.Handle, error) {
 	tn := it.team
 	if it.cur == nil {
