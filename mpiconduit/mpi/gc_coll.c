@@ -155,6 +155,20 @@ gc_start gc_ialltoall(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, 
 	GC_START(MPI_Ialltoall, gc_ip(in_place, s), n, gc_moved(dt), r, n, gc_moved(dt), GC_COMM(c));
 }
 
+int gc_gatherv(const char *s, int sn, char *r, const int *rc, const int *rd, uintptr_t dt, int root, uintptr_t c) {
+	return MPI_Gatherv(s, sn, gc_moved(dt), r, rc, rd, gc_moved(dt), root, GC_COMM(c));
+}
+int gc_scatterv(const char *s, const int *sc, const int *sd, char *r, int rn, uintptr_t dt, int root, uintptr_t c) {
+	return MPI_Scatterv(s, sc, sd, gc_moved(dt), r, rn, gc_moved(dt), root, GC_COMM(c));
+}
+int gc_allgatherv(const char *s, int sn, char *r, const int *rc, const int *rd, uintptr_t dt, uintptr_t c) {
+	return MPI_Allgatherv(s, sn, gc_moved(dt), r, rc, rd, gc_moved(dt), GC_COMM(c));
+}
+int gc_alltoallv(const char *s, const int *sc, const int *sd, char *r, const int *rc, const int *rd, uintptr_t dt,
+	uintptr_t c) {
+	return MPI_Alltoallv(s, sc, sd, gc_moved(dt), r, rc, rd, gc_moved(dt), GC_COMM(c));
+}
+
 // MPI passes an operator no user data, so each user operator gets its own
 // trampoline that tells the Go side which slot it is. GC_UOP(a, b) is slot a*8+b.
 #define GC_UOP(a, b)                                                                        \

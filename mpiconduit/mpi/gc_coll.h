@@ -35,6 +35,13 @@ gc_start gc_iscatter(const char *s, char *r, int n, uintptr_t dt, int root, uint
 int gc_allgather(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place);
 gc_start gc_iallgather(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place);
 int gc_alltoall(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place);
+// The v forms: a count and a displacement per rank (in elements), one
+// datatype for both sides, never in place.
+int gc_gatherv(const char *s, int sn, char *r, const int *rc, const int *rd, uintptr_t dt, int root, uintptr_t c);
+int gc_scatterv(const char *s, const int *sc, const int *sd, char *r, int rn, uintptr_t dt, int root, uintptr_t c);
+int gc_allgatherv(const char *s, int sn, char *r, const int *rc, const int *rd, uintptr_t dt, uintptr_t c);
+int gc_alltoallv(const char *s, const int *sc, const int *sd, char *r, const int *rc, const int *rd, uintptr_t dt,
+	uintptr_t c);
 gc_start gc_ialltoall(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place);
 
 // gc_op_create makes an MPI operator whose function is trampoline slot.
