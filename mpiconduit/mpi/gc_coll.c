@@ -168,6 +168,9 @@ int gc_alltoallv(const char *s, const int *sc, const int *sd, char *r, const int
 	uintptr_t c) {
 	return MPI_Alltoallv(s, sc, sd, gc_moved(dt), r, rc, rd, gc_moved(dt), GC_COMM(c));
 }
+int gc_reduce_scatter(const char *s, char *r, const int *rc, uintptr_t dt, uintptr_t op, uintptr_t c) {
+	return MPI_Reduce_scatter(s, r, rc, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
+}
 
 // MPI passes an operator no user data, so each user operator gets its own
 // trampoline that tells the Go side which slot it is. GC_UOP(a, b) is slot a*8+b.

@@ -228,3 +228,48 @@ func (c *Comm) alltoallv(s span, sc, sd []int, r span, rc, rd []int) error {
 	}
 	return mpiErr(op, C.gc_alltoallv(s.c(), cints(csc), cints(csd), r.c(), cints(crc), cints(crd), hType(s.dt.h), hComm(c.h)))
 }
+
+// ReduceScatter reduces send of every process with op and leaves rank i's
+// block of the result, counts[i] elements, in recv of rank i
+// (MPI_Reduce_scatter). send holds the blocks one after another, the sum
+// of counts elements; recv holds this rank's counts[Rank()]. Not in place.
+func ReduceScatter[T Element](c *Comm, send, recv []T, counts []int, op Op) error {
+	return c.reduceScatter(spanOf(send), spanOf(recv), counts, op)
+}
+
+func (c *Comm) reduceScatter(s, r span, counts []int, o Op) error {
+	const op = "MPI_Reduce_scatter"
+	if err := c.check(op); err != nil {
+		return err
+	}
+	if len(counts) != c.size {
+		return misuse(ErrArg, op, "%d counts for %d ranks", len(counts), c.size)
+	}
+	cc := make([]C.int, c.size)
+	total := 0
+	for i, n := range counts {
+		switch {
+		case n < 0:
+			return misuse(ErrArg, op, "rank %d's count %d is negative", i, n)
+		case n > math.MaxInt32 || total+n > math.MaxInt32:
+			return misuse(ErrCount, op, "rank %d's count %d takes the total beyond MPI's int", i, n)
+		}
+		cc[i], total = C.int(n), total+n
+	}
+	if err := s.need(op, "send", total); err != nil && total > 0 {
+		return err
+	}
+	if n := counts[c.rank]; r.n != n {
+		return misuse(ErrArg, op, "recv has %d elements, this rank's count is %d", r.n, n)
+	}
+	if err := overlap(op, s, s.n, r, r.n); err != nil {
+		return err
+	}
+	slot, err := holdOp(op, o, s.dt)
+	if err != nil {
+		return err
+	}
+	rc := C.gc_reduce_scatter(s.c(), r.c(), cints(cc), hType(s.dt.h), hOp(o.h), hComm(c.h))
+	releaseOp(slot)
+	return mpiErr(op, rc)
+}

@@ -143,3 +143,39 @@ func TestVCollectivesMisuse(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceScatter: rank r sends r+j at position j of the vector; rank
+// i's block of the sum holds p*(j)+p(p-1)/2 at each of its positions j,
+// for uneven and zero counts.
+func TestReduceScatter(t *testing.T) {
+	w := World()
+	p, me := w.Size(), w.Rank()
+	counts := filled(p, func(i int) int { return (i*3 + 1) % 4 })
+	total, first := 0, 0
+	for i, n := range counts {
+		if i == me {
+			first = total
+		}
+		total += n
+	}
+	send := filled(total, func(j int) float64 { return float64(me + j) })
+	recv := filled(counts[me], func(int) float64 { return -1 })
+	if err := ReduceScatter(w, send, recv, counts, OpSum); err != nil {
+		t.Fatalf("rank %d: ReduceScatter: %v", me, err)
+	}
+	want := filled(counts[me], func(k int) float64 { return float64(p*(first+k) + p*(p-1)/2) })
+	checkEq(t, want, recv, "ReduceScatter")
+	for _, c := range []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"short counts", ReduceScatter(w, send, recv, counts[:p-1], OpSum), ErrArg},
+		{"recv not this rank's count", ReduceScatter(w, send, make([]float64, counts[me]+1), counts, OpSum), ErrArg},
+		{"send short", ReduceScatter(w, send[:max(total-1, 0)], recv, filled(p, func(int) int { return total }), OpSum), ErrShortBuffer},
+	} {
+		if !errors.Is(c.err, c.want) {
+			t.Errorf("rank %d: ReduceScatter %s: %v, want %v", me, c.name, c.err, c.want)
+		}
+	}
+}
