@@ -17,6 +17,7 @@ type Comm struct {
 	rank, size int
 	predefined bool
 	freed      atomic.Bool
+	ndims      int // a Cartesian grid's dimensions (CartCreate), 0 for none
 }
 
 // setup sets MPI_ERRORS_RETURN and caches rank and size.
@@ -104,7 +105,8 @@ func wrap(op string, h C.MPI_Comm) (*Comm, error) {
 	return n, nil
 }
 
-// Dup duplicates c (MPI_Comm_dup): same group, separate message space.
+// Dup duplicates c (MPI_Comm_dup): same group (and grid), separate message
+// space.
 func (c *Comm) Dup() (*Comm, error) {
 	if err := c.check("MPI_Comm_dup"); err != nil {
 		return nil, err
@@ -113,7 +115,11 @@ func (c *Comm) Dup() (*Comm, error) {
 	if err := mpiErr("MPI_Comm_dup", C.MPI_Comm_dup(c.h, &h)); err != nil {
 		return nil, err
 	}
-	return wrap("MPI_Comm_dup", h)
+	n, err := wrap("MPI_Comm_dup", h)
+	if n != nil {
+		n.ndims = c.ndims // MPI_Comm_dup keeps the topology
+	}
+	return n, err
 }
 
 // Split partitions c by color, ordering by key then rank (MPI_Comm_split).

@@ -32,7 +32,7 @@
 // p2p.go and request.go (point-to-point, requests and their tests),
 // coll.go and icoll.go (the native collectives, the benchmark baseline),
 // vcoll.go (their v forms: a count and a displacement per rank, and
-// Reduce_scatter),
+// Reduce_scatter), cart.go (Cartesian grids and the neighbour exchange),
 // op.go and userop.go (operators, Go functions as MPI operators),
 // window.go (one-sided windows and epochs), and batch.go: the batched
 // nonblocking layer for a caller with its own table of transfers (bare
