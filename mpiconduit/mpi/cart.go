@@ -105,3 +105,33 @@ func (c *Comm) neighborAlltoall(s, r span) error {
 	}
 	return mpiErr(op, C.gc_neighbor_alltoall(s.c(), r.c(), C.int(n), hType(s.dt.h), hComm(c.h)))
 }
+
+// NeighborAlltoallv is NeighborAlltoall with a count and a displacement
+// per neighbour on each side, in the neighbours' order
+// (MPI_Neighbor_alltoallv).
+func NeighborAlltoallv[T Element](c *Comm, send []T, sendCounts, sendDispls []int, recv []T, recvCounts, recvDispls []int) error {
+	return c.neighborAlltoallv(spanOf(send), sendCounts, sendDispls, spanOf(recv), recvCounts, recvDispls)
+}
+
+func (c *Comm) neighborAlltoallv(s span, sc, sd []int, r span, rc, rd []int) error {
+	const op = "MPI_Neighbor_alltoallv"
+	if err := c.check(op); err != nil {
+		return err
+	}
+	if c.ndims == 0 {
+		return misuse(ErrArg, op, "the communicator has no grid (CartCreate)")
+	}
+	k := 2 * c.ndims
+	csc, csd, err := vBlocksOf(op, "send", s, sc, sd, k, false)
+	if err != nil {
+		return err
+	}
+	crc, crd, err := vBlocksOf(op, "recv", r, rc, rd, k, true)
+	if err != nil {
+		return err
+	}
+	if err := overlap(op, s, s.n, r, r.n); err != nil {
+		return err
+	}
+	return mpiErr(op, C.gc_neighbor_alltoallv(s.c(), cints(csc), cints(csd), r.c(), cints(crc), cints(crd), hType(s.dt.h), hComm(c.h)))
+}

@@ -171,6 +171,10 @@ int gc_alltoallv(const char *s, const int *sc, const int *sd, char *r, const int
 int gc_neighbor_alltoall(const char *s, char *r, int n, uintptr_t dt, uintptr_t c) {
 	return MPI_Neighbor_alltoall(s, n, gc_moved(dt), r, n, gc_moved(dt), GC_COMM(c));
 }
+int gc_neighbor_alltoallv(const char *s, const int *sc, const int *sd, char *r, const int *rc, const int *rd,
+	uintptr_t dt, uintptr_t c) {
+	return MPI_Neighbor_alltoallv(s, sc, sd, gc_moved(dt), r, rc, rd, gc_moved(dt), GC_COMM(c));
+}
 int gc_reduce_scatter(const char *s, char *r, const int *rc, uintptr_t dt, uintptr_t op, uintptr_t c) {
 	return MPI_Reduce_scatter(s, r, rc, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
 }

@@ -45,6 +45,8 @@ int gc_alltoallv(const char *s, const int *sc, const int *sd, char *r, const int
 int gc_reduce_scatter(const char *s, char *r, const int *rc, uintptr_t dt, uintptr_t op, uintptr_t c);
 // n is the count of the block to (and from) each neighbour.
 int gc_neighbor_alltoall(const char *s, char *r, int n, uintptr_t dt, uintptr_t c);
+int gc_neighbor_alltoallv(const char *s, const int *sc, const int *sd, char *r, const int *rc, const int *rd,
+	uintptr_t dt, uintptr_t c);
 gc_start gc_ialltoall(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place);
 
 // gc_op_create makes an MPI operator whose function is trampoline slot.

@@ -19,14 +19,19 @@ import (
 // (a count that is not the one its peer sends) are MPI's to report.
 
 // vBlocks checks the counts and displacements of a buffer b that holds a
-// block per rank: Size() of each, counts and displacements at least 0,
+// block per rank: Size() of each (k of each in vBlocksOf), counts and displacements at least 0,
 // every block within b and, where the collective writes b (disjoint), no two
 // non-empty blocks overlapping. It returns them as MPI's ints.
 func (c *Comm) vBlocks(op, what string, b span, counts, displs []int, disjoint bool) (cc, cd []C.int, err error) {
-	if len(counts) != c.size || len(displs) != c.size {
-		return nil, nil, misuse(ErrArg, op, "%s: %d counts and %d displacements for %d ranks", what, len(counts), len(displs), c.size)
+	return vBlocksOf(op, what, b, counts, displs, c.size, disjoint)
+}
+
+// vBlocksOf is vBlocks for k blocks (ranks, or a grid's neighbours).
+func vBlocksOf(op, what string, b span, counts, displs []int, k int, disjoint bool) (cc, cd []C.int, err error) {
+	if len(counts) != k || len(displs) != k {
+		return nil, nil, misuse(ErrArg, op, "%s: %d counts and %d displacements for %d blocks", what, len(counts), len(displs), k)
 	}
-	cc, cd = make([]C.int, c.size), make([]C.int, c.size)
+	cc, cd = make([]C.int, k), make([]C.int, k)
 	for i, n := range counts {
 		d := displs[i]
 		switch {
@@ -42,7 +47,7 @@ func (c *Comm) vBlocks(op, what string, b span, counts, displs []int, disjoint b
 		cc[i], cd[i] = C.int(n), C.int(d)
 	}
 	if disjoint {
-		order := make([]int, 0, c.size)
+		order := make([]int, 0, k)
 		for i, n := range counts {
 			if n > 0 {
 				order = append(order, i)
