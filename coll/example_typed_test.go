@@ -398,3 +398,32 @@ func ExampleExclusivePrefixReduceMOfNB() {
 	})
 	// Output: [1] [2]
 }
+
+// A plan of a dot product's sum, made once and started at every step of
+// an iteration, as MPI_Allreduce_init and MPI_Start: each start runs the
+// recorded call on the same buffers, with no checks and no allocation.
+func ExampleImage_NewPlan() {
+	onFour(func(im *coll.Image, f gsync.Flags) error {
+		local, dot := make([]float64, 1), make([]float64, 1)
+		p, err := im.NewPlan(func() error {
+			return coll.ReduceAllOf(im, im.TeamAll(), dot, local, coll.Sum, f)
+		})
+		if err != nil {
+			return err
+		}
+		for step := 1; step <= 3; step++ {
+			local[0] = float64(step * im.ImageNum())
+			if err := p.Run(); err != nil {
+				return err
+			}
+			if im.ImageNum() == 0 {
+				fmt.Println("step", step, "dot", dot[0])
+			}
+		}
+		return p.Free()
+	})
+	// Output:
+	// step 1 dot 6
+	// step 2 dot 12
+	// step 3 dot 18
+}

@@ -25,7 +25,7 @@ func WithPaths(o Options, forbid func(node int) []string, took func(image int, p
 }
 
 // WithPlanned is o with a test hook told, by image, of each call that
-// took its image's plan of the call before it, without checks.
+// took its image's record of the call before it, without checks.
 func WithPlanned(o Options, planned func(image int)) Options {
 	o.paths = o.paths.WithPlanned(planned)
 	return o

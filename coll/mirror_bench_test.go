@@ -52,7 +52,8 @@ func (m *mirror) Poll(d []uint64) ([]uint64, error) {
 	return d, nil
 }
 
-// BenchmarkMirror times a blocking ReduceAll (also in place) and Broadcast of 8 bytes on
+// BenchmarkMirror times a blocking ReduceAll (also in place) and Broadcast of 8 bytes,
+// called and as plans, on
 // node 0 of a mirror conduit: the executor's work per call, without
 // messages in flight.
 //
@@ -86,4 +87,27 @@ func BenchmarkMirror(b *testing.B) {
 			}
 		}
 	})
+	// The same calls as plans (coll.Plan), started again and again.
+	for _, c := range []struct {
+		name string
+		call func() error
+	}{
+		{"ReduceAllPlan", func() error { return im.ReduceAll(im.TeamAll(), bufs[:8], bufs[8:], coll.Cyclic, 8, 2, 0, 0, f) }},
+		{"BroadcastPlan", func() error { return im.Broadcast(im.TeamAll(), bufs[:8], 0, bufs[8:], 8, f) }},
+	} {
+		p, err := im.NewPlan(c.call)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := p.Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		if err := p.Free(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -19,7 +19,7 @@ func (oneNode) Poll(d []uint64) ([]uint64, error)            { return d, nil }
 
 // BenchmarkReduceAllOneNode times a ReduceAll of one float64 on a team of
 // one node (its checks, and a schedule with nothing to send): "repeat"
-// the same call on the same buffers, which takes its plan (plans.go),
+// the same call on the same buffers, which takes its record (core's lastcall.go),
 // "other" a call on other buffers than the call before, checked in full.
 //
 //	go test -run xxx -bench ReduceAllOneNode ./coll

@@ -16,7 +16,7 @@ import (
 )
 
 // TestRepeatedCallChecks: a computational call that repeats the team's
-// last passed one (same key, same buffers) takes the image's plan of it
+// last passed one (same key, same buffers) takes the image's record of it
 // and skips the buffer checks (plans.go); anything else about a call is still checked, and a call
 // that differs in a buffer's address or length, the key, the team or the
 // form is checked in full. Every image makes the same calls, bad ones

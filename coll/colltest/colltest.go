@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -105,8 +106,9 @@ type Conduit struct {
 
 	mu         sync.Mutex
 	inFlight   map[route]chan struct{} // the last delayed message of each route, closed once delivered
-	posted     []*recv
-	unexpected []*message
+	posted     []recv
+	unexpected []message
+	spare      [][]byte // unexpected messages' buffers, for reuse: an undelayed run allocates nothing
 	done       []uint64
 	err        error
 
@@ -208,7 +210,7 @@ func (c *Conduit) deliver(from *Conduit, tag int, b []byte) {
 	c.mu.Lock()
 	for i, r := range c.posted {
 		if r.src == from.node && r.tag == tag {
-			c.posted = append(c.posted[:i], c.posted[i+1:]...)
+			c.posted = slices.Delete(c.posted, i, i+1)
 			if len(r.buf) != len(b) {
 				c.err = fmt.Errorf("colltest: node %d got %d bytes from %d with tag %d, expected %d", c.node, len(b), from.node, tag, len(r.buf))
 			}
@@ -218,7 +220,14 @@ func (c *Conduit) deliver(from *Conduit, tag int, b []byte) {
 			return
 		}
 	}
-	c.unexpected = append(c.unexpected, &message{src: from.node, tag: tag, data: append([]byte{}, b...)})
+	var data []byte
+	if k := len(c.spare) - 1; k >= 0 && cap(c.spare[k]) >= len(b) {
+		data, c.spare = c.spare[k][:len(b)], c.spare[:k]
+		copy(data, b)
+	} else {
+		data = slices.Clone(b)
+	}
+	c.unexpected = append(c.unexpected, message{src: from.node, tag: tag, data: data})
 	c.mu.Unlock()
 }
 
@@ -238,15 +247,16 @@ func (c *Conduit) Irecv(src, tag int, b []byte, token uint64) (bool, error) {
 	defer c.mu.Unlock()
 	for i, m := range c.unexpected {
 		if m.src == src && m.tag == tag {
-			c.unexpected = append(c.unexpected[:i], c.unexpected[i+1:]...)
+			c.unexpected = slices.Delete(c.unexpected, i, i+1)
 			if len(m.data) != len(b) {
 				c.err = fmt.Errorf("colltest: node %d got %d bytes from %d with tag %d, expected %d", c.node, len(m.data), src, tag, len(b))
 			}
 			copy(b, m.data)
+			c.spare = append(c.spare, m.data)
 			return true, nil
 		}
 	}
-	c.posted = append(c.posted, &recv{src: src, tag: tag, buf: b, token: token})
+	c.posted = append(c.posted, recv{src: src, tag: tag, buf: b, token: token})
 	return false, nil
 }
 

@@ -149,6 +149,7 @@ type mop struct {
 	f      gsync.Flags
 	form   Form
 	nb     bool
+	plan   bool // made as a plan (coll.Plan), then started
 	seed   uint64
 }
 
@@ -162,6 +163,9 @@ func (o *mop) String() string {
 	nb := "blocking"
 	if o.nb {
 		nb = "NB"
+	}
+	if o.plan {
+		nb += " plan"
 	}
 	return fmt.Sprintf("op %d: %s team %d root %d %v %v %s", o.i, what, o.team, o.root, o.f, o.form, nb)
 }
@@ -177,6 +181,7 @@ type modelTeam struct {
 type pending struct {
 	op       *mop
 	h        gsync.Handle
+	plan     *coll.Plan // the plan started, freed once synced
 	synced   bool
 	dst, src [][]byte // by entry of ranks
 	ranks    []int
@@ -366,6 +371,7 @@ func draw(g *rand.Rand, i int, onePerNode bool, teams, maxBlock int) *mop {
 		// 0 stands for the team's size, known once the team is).
 		o.sl, o.count = coll.Cyclic, 0
 	}
+	o.plan = g.IntN(4) == 0
 	return o
 }
 
@@ -594,8 +600,25 @@ func blocking(im *coll.Image, t *images.Team, o *mop, root int, dst, src []byte,
 	return im.Exchange(t, dst, src, o.n, o.f)
 }
 
-// start calls p's operation in its form.
+// start calls p's operation in its form, or makes a plan of that call
+// and starts it.
 func (m *modelImage) start(p *pending) (gsync.Handle, error) {
+	if !p.op.plan {
+		return m.call(p)
+	}
+	pl, err := m.im.NewPlan(func() error {
+		_, err := m.call(p)
+		return err
+	})
+	if err != nil {
+		return gsync.Handle{}, err
+	}
+	p.plan = pl
+	return pl.Start()
+}
+
+// call makes p's operation in its form.
+func (m *modelImage) call(p *pending) (gsync.Handle, error) {
 	o, im, t := p.op, m.im, p.tm.t
 	P := t.Size()
 	if o.form == EveryImage || o.form == RepresentativeSingle {
@@ -652,6 +675,11 @@ func (m *modelImage) start(p *pending) (gsync.Handle, error) {
 // with OUT_NOSYNC hold them to the epoch's end.
 func (m *modelImage) synced(p *pending) error {
 	p.synced = true
+	if p.plan != nil {
+		if err := p.plan.Free(); err != nil {
+			return err
+		}
+	}
 	if p.op.f&gsync.OutNoSync != 0 {
 		m.held = append(m.held, p)
 		return nil

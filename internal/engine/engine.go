@@ -679,6 +679,39 @@ func (h Handle) engine() *Engine {
 // Valid reports whether h is not the invalid handle.
 func (h Handle) Valid() bool { return h.slot != 0 || h.pending() }
 
+// Unsynced reports whether h's sync has not succeeded yet: a try would
+// not find it dead. A pending handle whose record moved on to a later
+// operation counts as synced (so a caller that keeps a handle to refuse a
+// second start misses that case rather than refusing a valid one).
+func (h Handle) Unsynced() bool {
+	if h.pending() {
+		p := (*Pending)(h.ref)
+		s := p.state.Load()
+		switch {
+		case genOf(s) != h.gen:
+			return false
+		case s&pFinished != 0:
+			w := p.word(h.part &^ pendingPart)
+			return w != nil && w.Load() == armed(h.gen)
+		case s&pStarted == 0:
+			return true
+		}
+		tk := p.tk.Load()
+		if p.Gen() != h.gen { // the record moved on while we read
+			return false
+		}
+		h = Handle{ref: unsafe.Pointer(p.e.Load()), slot: uint32(tk>>32) + 1, gen: uint32(tk), part: h.part &^ pendingPart}
+	}
+	if h.slot == 0 {
+		return false
+	}
+	e := (*Engine)(h.ref)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := h.slot - 1
+	return int(s) < len(e.slots) && e.slots[s].gen == h.gen && e.slots[s].live(h.part)
+}
+
 // trySync is Try with the lock held; it releases the handle on success.
 func (e *Engine) trySync(h Handle) (bool, error) {
 	s := h.slot - 1

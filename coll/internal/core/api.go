@@ -170,9 +170,9 @@ func (im *Image) Prefix(t *images.Team, dst []byte, dsts [][]byte, dl alg.Layout
 // compArgs validates what the computational collectives share and returns
 // the source's distribution (dl is the destination's layout, where it has
 // one). When the call repeats the team's last one on the same buffers dst
-// and src (the single-address forms' buffers), it takes the image's plan
+// and src (the single-address forms' buffers), it takes the image's last call
 // of it, sets a.repeat and checks nothing more: the caller then skips its
-// own buffer checks too (plans.go).
+// own buffer checks too (lastcall.go).
 func (im *Image) compArgs(a *callArgs, k plan.Kind, t *images.Team, root int, sl, dl alg.Layout, es, count, fn, arg int, f gsync.Flags, nb, multi bool, dst, src []byte) alg.Dist {
 	if !multi && im.again(a, k, t, root, sl, dl, es, count, fn, arg, f, nb, dst, src) {
 		return alg.Dist{Layout: sl, P: a.P, Count: count}

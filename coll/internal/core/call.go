@@ -43,8 +43,9 @@ type callArgs struct {
 	mine    int // the caller's member index (with AllThreads)
 	es      int // element size of the computational ones
 	err     error
-	repeat  bool       // the team's plan again: buffers not checked (plans.go)
-	plan    *imagePlan // the image's plan of this call, if it passed the checks (plans.go)
+	repeat  bool      // the team's last call again: buffers not checked (lastcall.go)
+	last    *lastCall // the image's record of this call, if it passed the checks (lastcall.go)
+	held    *Plan     // the persistent plan this call is a start of (persistent.go)
 	// the segment flags' check (segcheck.go)
 	segChecked bool
 	segErr     error
@@ -187,6 +188,8 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 		err = a.err
 	case a.segmentErr() != nil:
 		err = a.segmentErr()
+	case im.rec != nil:
+		err = im.record(a)
 	default:
 		switch p := im.n.route(a); p {
 		case pathRecords:
@@ -204,7 +207,7 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 			}
 		}
 	}
-	if err == nil && a.Key.Kind != plan.Barrier {
+	if err == nil && a.Key.Kind != plan.Barrier && im.rec == nil {
 		a.it.aggOpen = a.Key.Flags&gsync.Aggregate != 0
 	}
 	if len(a.Dst) > 1 && !a.tn.Local {
@@ -243,10 +246,13 @@ func (n *node) start(a *callArgs, p path) (engine.Handle, error) {
 	return n.eng.Start(ag)
 }
 
-// planOp is the schedule of a's call: its plan's (plans.go) if still
-// cached and idle, else the node's (op), which the plan then keeps.
+// planOp is the schedule of a's call: its persistent plan's (persistent.go), or the one its last call record (lastcall.go) refers to if still
+// cached and idle, else the node's (op), which the record then keeps.
 func (n *node) planOp(a *callArgs) *exec.Sched {
-	pl := a.plan
+	if a.held != nil {
+		return n.heldOp(a, a.held)
+	}
+	pl := a.last
 	if pl != nil {
 		if op := n.Plans.Again(a.Key.Kind, pl.ref); op != nil {
 			return op
@@ -276,14 +282,19 @@ func (n *node) launch(op *exec.Sched, p path, it *imageTeam) (engine.Handle, err
 func (n *node) op(tn *teamNode, c *plan.Call) *exec.Sched {
 	op := n.Plans.Take(c)
 	if op == nil {
-		// The schedule keeps the lists of buffers: its own copies, since
-		// the caller's may live on its stack.
-		cc := plan.Call{Key: c.Key, Dst: slices.Clone(c.Dst), Src: slices.Clone(c.Src)}
-		g := tn.Geom(c.Key.N)
-		op = exec.NewSched(&tn.TeamNode, &cc, alg.WithSync(g, c.Key.Flags, n.Build(g, &cc)), g.Scratch, n.segMode(&cc.Key))
+		op = n.newOp(tn, c)
 		n.Plans.Keep(op)
 	}
 	return op
+}
+
+// newOp builds the schedule of c.
+func (n *node) newOp(tn *teamNode, c *plan.Call) *exec.Sched {
+	// The schedule keeps the lists of buffers: its own copies, since the
+	// caller's may live on its stack.
+	cc := plan.Call{Key: c.Key, Dst: slices.Clone(c.Dst), Src: slices.Clone(c.Src)}
+	g := tn.Geom(c.Key.N)
+	return exec.NewSched(&tn.TeamNode, &cc, alg.WithSync(g, c.Key.Flags, n.Build(g, &cc)), g.Scratch, n.segMode(&cc.Key))
 }
 
 // Start makes the node's operation for an arrival record's call c, once

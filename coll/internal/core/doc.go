@@ -1,6 +1,6 @@
 // Package core is what happens to a collective between coll's public
 // call and its first transfer: the node's state, the argument checks, the
-// image's plan of a repeated call, the choice of the path the call takes,
+// image's record of a repeated call, persistent plans, the choice of the path the call takes,
 // and team creation. Package coll's methods and functions call it; it
 // calls the layers below (local, exec, alg, plan) and never coll.
 //
@@ -10,8 +10,9 @@
 //     of each member); call.go: what all share (flags, addressing, lists,
 //     overlaps between a node's members) and the run of a call that passed
 //     them; inplace.go: reductions in place.
-//   - plans.go: the image's plan of its last computational call, taken
-//     again without checks when the next one repeats it.
+//   - lastcall.go: the image's record of its last computational call,
+//     taken again without checks when the next one repeats it;
+//     persistent.go: plans, calls checked once and started many times.
 //   - select.go: the selector, the table of paths with each path's rule,
 //     the decisions handed to the node-local path (localRoute), and the
 //     choice of algorithm by the cost model (config.go: Config's TreeFor,

@@ -7,7 +7,7 @@ import "github.com/gocoll/gocoll/images"
 // NewPathHook is a test's hold on the selector: forbid, if not nil, names
 // the paths that node (a node number) may not take; took, if not nil, is
 // told the paths each image's calls took; planned, if not nil, is told of
-// each call that took its image's plan (plans.go). Names are the table's
+// each call that took its image's last call record (lastcall.go). Names are the table's
 // (paths); a name it does not have panics, a test's mistake.
 func NewPathHook(forbid func(node int) []string, took func(image int, path string), planned func(image int)) *PathHook {
 	h := &PathHook{planned: planned}

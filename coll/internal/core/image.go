@@ -21,16 +21,17 @@ type Image struct {
 	teams   map[*images.Team]*imageTeam // the other teams it is a member of
 	lists   [2][][]byte                 // a call's buffer lists (dst, src), reused
 	closed  bool
+	rec     *Plan // the plan being made: its call is recorded, not run (persistent.go)
 }
 
 // imageTeam is an image's own state for a team it is a member of.
 type imageTeam struct {
 	tn        *teamNode
-	rank      int       // the image's team rank
-	member    int       // its index among the node's members (tn.mem)
-	creations uint64    // teams made from the team so far
-	aggOpen   bool      // its last collective on the team had the Aggregate flag (internal/exec/aggregate.go)
-	plan      imagePlan // its last computational call that passed the checks (plans.go)
+	rank      int      // the image's team rank
+	member    int      // its index among the node's members (tn.mem)
+	creations uint64   // teams made from the team so far
+	aggOpen   bool     // its last collective on the team had the Aggregate flag (internal/exec/aggregate.go)
+	last      lastCall // its last computational call that passed the checks (lastcall.go)
 	// its AllThreads calls on the team; on a team that lives on the node,
 	// its state on the node-local path (internal/local)
 	local.Member
@@ -95,9 +96,21 @@ func (im *Image) check() error {
 	return engine.Reentrant() // not from a reduction function
 }
 
+// checkNotPlanning is check for what a plan cannot record: teams' creation
+// and destruction, and Close.
+func (im *Image) checkNotPlanning() error {
+	if err := im.check(); err != nil {
+		return err
+	}
+	if im.rec != nil {
+		return fmt.Errorf("%w: only a collective, not a team's creation, destruction or Close", ErrPlan)
+	}
+	return nil
+}
+
 // Close is coll.Image.Close.
 func (im *Image) Close() error {
-	if err := im.check(); err != nil {
+	if err := im.checkNotPlanning(); err != nil {
 		return err
 	}
 	for _, it := range im.teams {

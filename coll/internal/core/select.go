@@ -74,14 +74,14 @@ var paths = [...]struct {
 type PathHook struct {
 	forbid  func(node int) path
 	took    func(image int, p path)
-	planned func(image int) // a call of image took its plan, unchecked (plans.go)
+	planned func(image int) // a call of image took its last call record, unchecked (lastcall.go)
 }
 
 // allows reports whether the node may take path p.
 func (n *node) allows(p path) bool { return n.forbidden&p == 0 }
 
 // planned tells the test hook, if any, that a call by the image of it
-// took its plan.
+// took its last call record.
 func (n *node) planned(it *imageTeam) {
 	if h := n.opts.Paths; h != nil && h.planned != nil {
 		h.planned(it.tn.Team.Image(it.rank))

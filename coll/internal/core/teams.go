@@ -54,7 +54,7 @@ type creation struct {
 }
 
 func (im *Image) makeTeam(parent *images.Team, color, key int, list []int) (*images.Team, error) {
-	if err := im.check(); err != nil {
+	if err := im.checkNotPlanning(); err != nil {
 		return nil, err
 	}
 	if err := im.noAggregate(parent); err != nil {
@@ -355,7 +355,7 @@ func (im *Image) TeamFromImages(parent *images.Team, list []int) (*images.Team, 
 
 // Destroy is coll.Image.Destroy.
 func (im *Image) Destroy(t *images.Team) error {
-	if err := im.check(); err != nil {
+	if err := im.checkNotPlanning(); err != nil {
 		return err
 	}
 	it, err := im.team(t)

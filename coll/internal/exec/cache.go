@@ -24,7 +24,7 @@ import (
 // buffer does not have it kept.
 
 // A cached schedule is also reached from the plan of the image that ran
-// it (coll.imagePlan), by a CacheRef, without a lookup.
+// it (core's lastCall), by a CacheRef, without a lookup.
 
 // sameBufs reports whether o was built for c's buffers.
 func (o *Sched) sameBufs(c *plan.Call) bool {

@@ -447,3 +447,8 @@ func (o *Sched) Syncable() bool {
 	}
 	return o.Finished()
 }
+
+// Release gives a held schedule's internal buffers back to their pools:
+// for its maker, done with it, once it claimed the schedule idle (no run
+// in flight can use them).
+func (o *Sched) Release() { o.sc.Release() }

@@ -10,7 +10,8 @@ import (
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
-// An image's plan of a call. A scientific code calls the same
+// An image's record of its last call (an implicit persistent plan:
+// persistent.go has the explicit ones). A scientific code calls the same
 // computational collective on the same buffers again and again (a time
 // step's MPI_Allreduce, a Fortran CO_SUM in a loop). Checking the call
 // (flags, form, function, layouts, and each member's buffers against
@@ -18,10 +19,10 @@ import (
 // and what it decides depends on nothing but the call's arguments and the
 // addresses and lengths of its buffers: a team's members, the node's
 // images and the function table never change. So an image keeps, per
-// team, the plan of its last single-address computational call that
+// team, the record of its last single-address computational call that
 // passed the checks: its validated arguments, ready to run, and the
 // cached schedule it ran (where the image makes the node's call). A call
-// with the same arguments on the same buffers takes the plan as it is
+// with the same arguments on the same buffers takes the record as it is
 // (Image.again): no checks, and its schedule without a lookup, if it is
 // still cached and idle. What can change between two calls is still
 // checked on every call: the image (closed, or reentered from a reduction
@@ -29,23 +30,23 @@ import (
 //
 // The m forms are always checked: their lists may change in place.
 
-// imagePlan is a call that passed the checks: its validated arguments
+// lastCall is a call that passed the checks: its validated arguments
 // (without the image's buffer lists, which the next call refills), and
 // its buffers' addresses and lengths, as numbers, so that the image does
 // not keep the caller's memory alive; and where the node's cache holds its
 // schedule (not a pointer, which would keep the schedule and its buffers
 // alive once the cache let it go). An address
 // may come back for other memory; the checks' verdict on the same
-// addresses and lengths is the same. The zero imagePlan matches no call:
+// addresses and lengths is the same. The zero lastCall matches no call:
 // its kind is no computational one.
-type imagePlan struct {
+type lastCall struct {
 	args     callArgs
 	dst, src uintptr
 	dn, sn   int
 	ref      exec.CacheRef
 }
 
-// again fills a, a zero callArgs, with the arguments of its team's plan
+// again fills a, a zero callArgs, with the arguments of its team's last call
 // and reports true when the call (compArgs' arguments, a single-address
 // form) repeats it; a.repeat then tells the caller to skip its buffer
 // checks.
@@ -57,7 +58,7 @@ func (im *Image) again(a *callArgs, k plan.Kind, t *images.Team, root int, sl, d
 	if err != nil {
 		return false
 	}
-	p := &it.plan
+	p := &it.last
 	q := &p.args.Key
 	if q.Kind != k || q.Flags != f || q.Root != root || q.ElemSize != es || q.Count != count || q.Fn != fn || q.Arg != arg ||
 		q.SrcLayout != sl || q.DstLayout != dl || p.args.nb != nb ||
@@ -67,23 +68,23 @@ func (im *Image) again(a *callArgs, k plan.Kind, t *images.Team, root int, sl, d
 	m := len(p.args.tn.Mem)
 	*a = p.args
 	a.Dst, a.Src = im.lists[0][:m], im.lists[1][:m] // as args sets them
-	a.repeat, a.plan = true, p
+	a.repeat, a.last = true, p
 	im.n.planned(it)
 	return true
 }
 
-// passed makes a's call its team's plan, if it passed the checks, with
+// passed makes a's call its team's last call, if it passed the checks, with
 // its single-address buffers dst and src.
 func (a *callArgs) passed(dst, src []byte) {
 	if a.err != nil || a.multi {
 		return
 	}
-	p := &a.it.plan
+	p := &a.it.last
 	p.args = *a
 	p.args.Dst, p.args.Src = nil, nil
 	p.dst, p.dn, p.src, p.sn = address(dst), len(dst), address(src), len(src)
 	p.ref = exec.CacheRef{}
-	a.plan = p
+	a.last = p
 }
 
 // address is where b starts, 0 for nil.
