@@ -147,6 +147,13 @@
 // its end on the calling goroutine, with no handle; its peers may run the
 // same call through their handles.
 //
+// # Plans
+//
+// A Plan (NewPlan) is one call of any collective, in any form, made once
+// with its arguments checked and started many times (MPI-4's persistent
+// collectives): a start checks no argument, allocates nothing and runs a
+// schedule the plan holds. See Plan for what a start still checks.
+//
 // # Aggregation
 //
 // Consecutive non-blocking initiations with Aggregate on one team are the
