@@ -195,3 +195,67 @@ func TestPlanAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanAggregate: plans of NB calls made with Aggregate (all but the
+// last) form an aggregate at every start, as the calls would: the last
+// start's handle covers them all.
+func TestPlanAggregate(t *testing.T) {
+	for _, per := range [][]int{{1, 1, 1}, {2, 2}} {
+		t.Run(fmt.Sprint(per), func(t *testing.T) {
+			err := colltest.RunImages(per, colltest.Options{MaxDelay: 20 * time.Microsecond}, coll.Options{}, table, time.Minute,
+				func(im *coll.Image, _ *colltest.Node) error {
+					const members = 5
+					tm, P := im.TeamAll(), im.Images()
+					f := gsync.InMySync | gsync.OutMySync | gsync.Local
+					if slices.Max(per) > 1 {
+						f |= gsync.AllThreads
+					}
+					dst, src := make([][]int64, members), make([][]int64, members)
+					plans := make([]*coll.Plan, members)
+					for m := range members {
+						dst[m], src[m] = make([]int64, 2), make([]int64, 2)
+						fm := f
+						if m < members-1 {
+							fm |= gsync.Aggregate
+						}
+						p, err := im.NewPlan(func() error {
+							_, err := coll.ReduceAllOfNB(im, tm, dst[m], src[m], coll.Sum, fm)
+							return err
+						})
+						if err != nil {
+							return err
+						}
+						plans[m] = p
+					}
+					for step := 1; step <= 30; step++ {
+						var h gsync.Handle
+						for m, p := range plans {
+							src[m][0], src[m][1] = int64(step*m+im.ImageNum()), int64(-step)
+							var err error
+							if h, err = p.Start(); err != nil {
+								return fmt.Errorf("step %d, member %d: %w", step, m, err)
+							}
+						}
+						if err := h.Wait(context.Background()); err != nil {
+							return err
+						}
+						for m := range plans {
+							want := []int64{int64(P*step*m + P*(P-1)/2), int64(-P * step)}
+							if !slices.Equal(dst[m], want) {
+								return fmt.Errorf("step %d, member %d: %v, want %v", step, m, dst[m], want)
+							}
+						}
+					}
+					for _, p := range plans {
+						if err := p.Free(); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
