@@ -363,31 +363,7 @@ func ReduceScatterBlock[T Element](c *Comm, send, recv []T, op Op) error {
 
 func (c *Comm) reduceScatterBlock(nb bool, s, r span, o Op) (*Request, error) {
 	op := opName(nb, "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block")
-	if err := c.check(op); err != nil {
-		return nil, err
-	}
-	if err := r.need(op, "recv", 0); err != nil {
-		return nil, err
-	}
-	n, inPlace := r.n, same(s, r)
-	if inPlace {
-		if r.n%c.size != 0 {
-			return nil, misuse(ErrArg, op, "in-place buffer of %d elements is not %d equal blocks", r.n, c.size)
-		}
-		n = r.n / c.size
-	}
-	if err := checkCount(op, n); err != nil {
-		return nil, err
-	}
-	if err := s.need(op, "send", c.size*n); err != nil {
-		return nil, err
-	}
-	if !inPlace {
-		if err := overlap(op, s, c.size*n, r, n); err != nil {
-			return nil, err
-		}
-	}
-	slot, err := holdOp(op, o, s.dt)
+	n, inPlace, slot, err := c.reduceScatterBlockArgs(op, s, r, o)
 	if err != nil {
 		return nil, err
 	}
@@ -400,6 +376,38 @@ func (c *Comm) reduceScatterBlock(nb bool, s, r span, o Op) (*Request, error) {
 	req := startColl(s.dt, slot, s.p, r.p)
 	return req.started(op,
 		C.gc_ireduce_scatter_block(s.c(), r.c(), cn, dt, oh, ch, ip))
+}
+
+// reduceScatterBlockArgs validates the operands of ReduceScatterBlock, in
+// all its forms: n elements per block, whether it is in place, and the
+// user-operator slot it holds.
+func (c *Comm) reduceScatterBlockArgs(op string, s, r span, o Op) (n int, inPlace bool, slot int, err error) {
+	if err := c.check(op); err != nil {
+		return 0, false, -1, err
+	}
+	if err := r.need(op, "recv", 0); err != nil {
+		return 0, false, -1, err
+	}
+	n, inPlace = r.n, same(s, r)
+	if inPlace {
+		if r.n%c.size != 0 {
+			return 0, false, -1, misuse(ErrArg, op, "in-place buffer of %d elements is not %d equal blocks", r.n, c.size)
+		}
+		n = r.n / c.size
+	}
+	if err := checkCount(op, n); err != nil {
+		return 0, false, -1, err
+	}
+	if err := s.need(op, "send", c.size*n); err != nil {
+		return 0, false, -1, err
+	}
+	if !inPlace {
+		if err := overlap(op, s, c.size*n, r, n); err != nil {
+			return 0, false, -1, err
+		}
+	}
+	slot, err = holdOp(op, o, s.dt)
+	return n, inPlace, slot, err
 }
 
 // Gather collects send of every process into recv at root, rank i's block at

@@ -23,7 +23,8 @@
 //     ...; datatype.go maps Go types to MPI datatypes).
 //   - Go memory that MPI keeps after a call returns (nonblocking and
 //     one-sided operations) is pinned with runtime.Pinner until the
-//     operation completes (request.go, window.go).
+//     operation completes, or for a persistent request until it is freed
+//     (request.go, window.go).
 //   - Calls are shaped for cgo's cost (gc.h): handles cross as integers,
 //     buffers as char *, results come back by value, and work that would take
 //     several cgo calls is done in one C helper.
@@ -31,6 +32,7 @@
 // The files: mpi.go (init, thread levels, world), comm.go (communicators),
 // p2p.go and request.go (point-to-point, requests and their tests),
 // coll.go and icoll.go (the native collectives, the benchmark baseline),
+// pcoll.go (their persistent forms: set up once, started many times),
 // vcoll.go (their v forms: a count and a displacement per rank, and
 // Reduce_scatter), cart.go (Cartesian grids and the neighbour exchange),
 // op.go and userop.go (operators, Go functions as MPI operators),

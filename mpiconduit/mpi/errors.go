@@ -25,6 +25,10 @@ var (
 	ErrFreed          = errors.New("mpi: object already freed or completed")
 	ErrArg            = errors.New("mpi: invalid argument")
 	ErrDatatype       = errors.New("mpi: datatype mismatch")
+	// ErrActive refuses a Start or a Free of a persistent request that was
+	// started and has not completed: MPI allows one start in flight, and
+	// the buffers stay MPI's until it completes.
+	ErrActive = errors.New("mpi: persistent request is active")
 )
 
 // MPI error classes that callers commonly test for (Error.Class).

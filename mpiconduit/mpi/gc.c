@@ -197,6 +197,17 @@ gc_result gc_wait(uintptr_t h, uintptr_t dt) {
 	return r;
 }
 
+gc_start gc_start_persistent(uintptr_t h) {
+	MPI_Request q = GC_REQ(h);
+	int rc = MPI_Start(&q);
+	return (gc_start){rc, (uintptr_t)q};
+}
+
+int gc_request_free(uintptr_t h) {
+	MPI_Request q = GC_REQ(h);
+	return MPI_Request_free(&q);
+}
+
 int gc_cancel(uintptr_t h) {
 	MPI_Request q = GC_REQ(h);
 	return MPI_Cancel(&q);

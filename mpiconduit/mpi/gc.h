@@ -78,6 +78,10 @@ int gc_barrier(uintptr_t c);
 gc_result gc_isend_bounce(const char *b, int n, char *bounce, int dest, int tag, uintptr_t c);
 gc_result gc_irecv_bounce(char *b, int n, char *bounce, int src, int tag, uintptr_t c);
 
+// gc_start_persistent starts a persistent request (MPI_Start) and
+// gc_request_free frees an inactive one (MPI_Request_free).
+gc_start gc_start_persistent(uintptr_t r);
+int gc_request_free(uintptr_t r);
 gc_result gc_test(uintptr_t r, uintptr_t dt);
 gc_result gc_wait(uintptr_t r, uintptr_t dt);
 int gc_cancel(uintptr_t r);

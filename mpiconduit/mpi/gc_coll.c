@@ -179,6 +179,28 @@ int gc_reduce_scatter(const char *s, char *r, const int *rc, uintptr_t dt, uintp
 	return MPI_Reduce_scatter(s, r, rc, GC_TYPE(dt), GC_OP(op), GC_COMM(c));
 }
 
+// The persistent collectives are MPI-4's MPI_*_init (MPICH 4); Open MPI 4.1,
+// an MPI-3.1 library, ships them as its extension MPIX_*_init, declared in
+// mpi-ext.h (the pcollreq extension), with the same arguments.
+#if MPI_VERSION >= 4
+#define GC_INIT(name) MPI_##name##_init
+#else
+#include <mpi-ext.h>
+#define GC_INIT(name) MPIX_##name##_init
+#endif
+
+gc_start gc_bcast_init(char *b, int n, uintptr_t dt, int root, uintptr_t c) {
+	GC_START(GC_INIT(Bcast), b, n, gc_moved(dt), root, GC_COMM(c), MPI_INFO_NULL);
+}
+gc_start gc_allreduce_init(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place) {
+	GC_START(GC_INIT(Allreduce), gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c), MPI_INFO_NULL);
+}
+gc_start gc_reduce_scatter_block_init(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c,
+	int in_place) {
+	GC_START(GC_INIT(Reduce_scatter_block), gc_ip(in_place, s), r, n, GC_TYPE(dt), GC_OP(op), GC_COMM(c),
+		MPI_INFO_NULL);
+}
+
 // MPI passes an operator no user data, so each user operator gets its own
 // trampoline that tells the Go side which slot it is. GC_UOP(a, b) is slot a*8+b.
 #define GC_UOP(a, b)                                                                        \

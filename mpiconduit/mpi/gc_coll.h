@@ -48,6 +48,12 @@ int gc_neighbor_alltoall(const char *s, char *r, int n, uintptr_t dt, uintptr_t 
 int gc_neighbor_alltoallv(const char *s, const int *sc, const int *sd, char *r, const int *rc, const int *rd,
 	uintptr_t dt, uintptr_t c);
 gc_start gc_ialltoall(const char *s, char *r, int n, uintptr_t dt, uintptr_t c, int in_place);
+// The persistent collectives (MPI_*_init): the new request comes back
+// inactive, for MPI_Start.
+gc_start gc_bcast_init(char *b, int n, uintptr_t dt, int root, uintptr_t c);
+gc_start gc_allreduce_init(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c, int in_place);
+gc_start gc_reduce_scatter_block_init(const char *s, char *r, int n, uintptr_t dt, uintptr_t op, uintptr_t c,
+	int in_place);
 
 // gc_op_create makes an MPI operator whose function is trampoline slot.
 int gc_op_create(int slot, int commute, MPI_Op *op);

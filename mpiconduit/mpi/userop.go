@@ -36,6 +36,12 @@ type userOp struct {
 	// calls the operator until the operations using it complete.
 	refs  int
 	freed bool
+	// plans counts the persistent requests among the holds (holdForPlan).
+	// While there are any, Free leaves MPI_Op_free to the last one's
+	// release: Open MPI 4.1's MPIX_*_init do not retain the operator, and
+	// freeing it under a persistent request crashes the request's next
+	// start.
+	plans int
 }
 
 var (
@@ -154,7 +160,10 @@ func (o Op) Free() error {
 		return misuse(ErrFreed, op, "%s was freed", o)
 	}
 	u.freed = true
-	err := mpiErr(op, C.MPI_Op_free(&u.h))
+	var err error
+	if u.plans == 0 {
+		err = mpiErr(op, C.MPI_Op_free(&u.h))
+	}
 	if u.refs == 0 {
 		opSlots[o.user-1].Store(nil)
 	}
@@ -204,6 +213,34 @@ func releaseSlot(slot int) {
 	if u.freed && u.refs == 0 {
 		opSlots[slot].Store(nil)
 	}
+}
+
+// holdForPlan makes a hold of holdOp a persistent request's: released by
+// releasePlan when the request is freed, which is a call of its owner
+// (not the collector's, as for a nonblocking request), and keeping the MPI
+// operator itself alive until then (userOp.plans).
+func holdForPlan(slot int) {
+	opMu.Lock()
+	defer opMu.Unlock()
+	opSlots[slot].Load().plans++
+}
+
+// releasePlan undoes holdForPlan and its holdOp. It frees the MPI operator
+// when Free left that to the operator's last persistent request.
+func releasePlan(slot int) error {
+	opMu.Lock()
+	defer opMu.Unlock()
+	u := opSlots[slot].Load()
+	u.plans--
+	var err error
+	if u.freed && u.plans == 0 {
+		err = mpiErr("MPI_Op_free", C.MPI_Op_free(&u.h))
+	}
+	u.refs--
+	if u.freed && u.refs == 0 {
+		opSlots[slot].Store(nil)
+	}
+	return err
 }
 
 // opKeep holds a user operator for a nonblocking operation. It lives in
