@@ -427,3 +427,27 @@ func ExampleImage_NewPlan() {
 	// step 2 dot 12
 	// step 3 dot 18
 }
+
+// A gather_all of blocks of different lengths (MPI_Allgatherv): image r
+// brings r elements, and every image places the blocks where its
+// displacements say.
+func ExampleGatherAllVOf() {
+	onFour(func(im *coll.Image, f gsync.Flags) error {
+		me := im.ImageNum()
+		mine := make([]int32, me)
+		for i := range mine {
+			mine[i] = int32(10*me + i)
+		}
+		counts, displs := []int{0, 1, 2, 3}, []int{0, 0, 1, 3}
+		all := make([]int32, 6)
+		if err := coll.GatherAllVOf(im, im.TeamAll(), all, counts, displs, mine, f); err != nil {
+			return err
+		}
+		if me == 0 {
+			fmt.Println(all)
+		}
+		return nil
+	})
+	// Output:
+	// [10 20 21 30 31 32]
+}

@@ -15,7 +15,9 @@ import (
 // team makes the plan of the same call (each with its own buffers), and
 // starts it in the same order as its other collectives on the team; a
 // start is that collective. Between a start and its sync the buffers are
-// the collective's, as for any NB call. What is checked cheaply is:
+// the collective's, as for any NB call; a v-call's counts and
+// displacements are copied into the plan when it is made. What is checked
+// cheaply is:
 //   - a start while the last start's handle has not synced: ErrPlanBusy;
 //   - a start or Free after Free: ErrPlanFreed;
 //   - a start after the team was destroyed (ErrTeamDestroyed) or the image

@@ -90,6 +90,23 @@ var planKinds = []struct {
 				copy(dst[r*n:], src(r))
 			}
 		}},
+	{"GatherAllVOf", oneBlock, allBlocks, // the blocks in reverse rank order
+		func(im *coll.Image, t *images.Team, dst, src []int64, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
+			P := t.Size()
+			counts, displs := make([]int, P), make([]int, P)
+			for r := range P {
+				counts[r], displs[r] = n, (P-1-r)*n
+			}
+			if nb {
+				return coll.GatherAllVOfNB(im, t, dst, counts, displs, src, f)
+			}
+			return gsync.Handle{}, coll.GatherAllVOf(im, t, dst, counts, displs, src, f)
+		},
+		func(dst []int64, src func(int) []int64, me, n, P int) {
+			for r := range P {
+				copy(dst[(P-1-r)*n:], src(r))
+			}
+		}},
 	{"ExchangeOf", allBlocks, allBlocks,
 		func(im *coll.Image, t *images.Team, dst, src []int64, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
 			if nb {

@@ -371,18 +371,37 @@ func GatherAllSched(g Geom, algo GatherAllAlgo, dsts, srcs [][]byte) []Round {
 // blocks in packed order (po from offsets); srcs are this node's members'
 // blocks.
 func GatherAllRounds(g Geom, algo GatherAllAlgo, pk []byte, client bool, po []int, srcs [][]byte) []Round {
-	own := pk[po[g.Me]*g.Block : po[g.Me+1]*g.Block]
-	var fill []CopyOp
-	for k, s := range srcs {
-		fill = append(fill, CopyOp{Dst: g.block(own, k), Src: s[:g.Block], Client: true, ToClient: client})
+	bo := make([]int, len(po))
+	for q, o := range po {
+		bo[q] = o * g.Block
 	}
-	span := func(p piece) []byte { return pk[po[p.first]*g.Block : po[p.first+p.count]*g.Block] }
+	own := make([][]byte, len(srcs))
+	for k, s := range srcs {
+		own[k] = s[:g.Block]
+	}
+	return gatherAllBytes(g, algo, pk, client, bo, own)
+}
+
+// gatherAllBytes is GatherAllRounds with byte offsets bo (node rank q's
+// bytes are pk[bo[q]:bo[q+1]]) and this node's members' sources as they
+// are, of any lengths (GatherAllV's).
+func gatherAllBytes(g Geom, algo GatherAllAlgo, pk []byte, client bool, bo []int, srcs [][]byte) []Round {
+	own := pk[bo[g.Me]:bo[g.Me+1]]
+	var fill []CopyOp
+	off := 0
+	for _, s := range srcs {
+		if len(s) > 0 {
+			fill = append(fill, CopyOp{Dst: own[off : off+len(s)], Src: s, Client: true, ToClient: client})
+		}
+		off += len(s)
+	}
+	span := func(p piece) []byte { return pk[bo[p.first]:bo[p.first+p.count]] }
 	if algo == GatherAllExchange {
 		var r Round
 		r.Copies = fill
 		send, sendClient := own, client
-		if len(srcs) == 1 { // send the source itself; its copy overlaps the sends
-			send, sendClient = srcs[0][:g.Block], true
+		if len(srcs) == 1 && len(fill) == 1 { // send the source itself; its copy overlaps the sends
+			send, sendClient = srcs[0], true
 			r.Copies[0].Late = true
 		}
 		for i := 1; i < g.P; i++ {

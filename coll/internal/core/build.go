@@ -26,6 +26,8 @@ func (n *node) Build(g alg.Geom, c *plan.Call) []alg.Round {
 		return alg.GatherAllSched(g, n.gatherAllAlgo(g.P, k.N), c.Dst, c.Src)
 	case plan.Exchange:
 		return alg.ExchangeSched(g, c.Dst, c.Src)
+	case plan.GatherV, plan.ScatterV, plan.GatherAllV, plan.ExchangeV:
+		return n.buildV(g, c)
 	}
 	src, snaps := inPlaceSources(g, c)
 	if snaps == nil {
@@ -36,6 +38,26 @@ func (n *node) Build(g alg.Geom, c *plan.Call) []alg.Round {
 	rs := n.buildReduction(g, &in)
 	rs[0].Copies = append(snaps, rs[0].Copies...) // before anything reads a source
 	return rs
+}
+
+// buildV is the schedule of a v-call: each member's extents from its
+// VArgs; the counts every image passes alike are the first member's.
+func (n *node) buildV(g alg.Geom, c *plan.Call) []alg.Round {
+	k := &c.Key
+	sends, recvs := make([]alg.VExt, len(c.V)), make([]alg.VExt, len(c.V))
+	for m, v := range c.V {
+		sends[m], recvs[m] = alg.VExt{Counts: v.Counts, Displs: v.Displs}, alg.VExt{Counts: v.RCounts, Displs: v.RDispls}
+	}
+	u, counts := k.ElemSize, c.V[0].Counts
+	switch k.Kind {
+	case plan.GatherV:
+		return alg.GatherVSched(g, k.Root, u, counts, c.Dst, c.Src, sends)
+	case plan.ScatterV:
+		return alg.ScatterVSched(g, k.Root, u, counts, c.Dst, c.Src, sends)
+	case plan.GatherAllV:
+		return alg.GatherAllVSched(g, n.gatherAllAlgo(g.P, max(1, k.N/g.Team.Size())), u, counts, c.Dst, c.Src, sends)
+	}
+	return alg.ExchangeVSched(g, u, c.Dst, c.Src, sends, recvs)
 }
 
 // SizeChoice is the algorithm build picks for a data-movement collective
@@ -49,6 +71,8 @@ func (n *node) SizeChoice(k *plan.Key, P int) int {
 		return int(n.tree(TreeBlocks, P, k.N))
 	case plan.GatherAll:
 		return int(n.gatherAllAlgo(P, k.N))
+	case plan.GatherAllV:
+		return int(n.gatherAllAlgo(P, max(1, k.N/k.Team.Size())))
 	}
 	return 0
 }

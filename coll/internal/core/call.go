@@ -217,6 +217,7 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 		clear(a.Dst)
 		clear(a.Src)
 	}
+	clear(a.V)                    // the caller's lists of counts: schedules and records keep copies
 	return h, engine.Rethrow(err) // a reduction function's panic, on this goroutine
 }
 
@@ -292,7 +293,7 @@ func (n *node) op(tn *teamNode, c *plan.Call) *exec.Sched {
 func (n *node) newOp(tn *teamNode, c *plan.Call) *exec.Sched {
 	// The schedule keeps the lists of buffers: its own copies, since the
 	// caller's may live on its stack.
-	cc := plan.Call{Key: c.Key, Dst: slices.Clone(c.Dst), Src: slices.Clone(c.Src)}
+	cc := plan.Call{Key: c.Key, Dst: slices.Clone(c.Dst), Src: slices.Clone(c.Src), V: c.V}
 	g := tn.Geom(c.Key.N)
 	return exec.NewSched(&tn.TeamNode, &cc, alg.WithSync(g, c.Key.Flags, n.Build(g, &cc)), g.Scratch, n.segMode(&cc.Key))
 }

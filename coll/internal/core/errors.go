@@ -32,4 +32,5 @@ var (
 	ErrElemCount      = errors.New("gocoll: element count must be > 0")
 	ErrBufferLength   = errors.New("gocoll: buffer length is not a multiple of the element size")
 	ErrStallTimeout   = errors.New("gocoll: bad stall timeout")
+	ErrCounts         = errors.New("gocoll: counts or displacements out of range")
 )

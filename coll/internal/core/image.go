@@ -20,6 +20,7 @@ type Image struct {
 	allTeam *imageTeam
 	teams   map[*images.Team]*imageTeam // the other teams it is a member of
 	lists   [2][][]byte                 // a call's buffer lists (dst, src), reused
+	vlist   []plan.VArgs                // a v-call's extents by member, reused
 	closed  bool
 	rec     *Plan // the plan being made: its call is recorded, not run (persistent.go)
 }

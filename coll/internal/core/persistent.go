@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/gocoll/gocoll/coll/internal/exec"
+	"github.com/gocoll/gocoll/coll/internal/plan"
 	"github.com/gocoll/gocoll/internal/engine"
 )
 
@@ -67,7 +68,7 @@ func (im *Image) record(a *callArgs) error {
 		return fmt.Errorf("%w: the function made a second one", ErrPlan)
 	}
 	p.a = *a
-	p.a.Dst, p.a.Src = slices.Clone(a.Dst), slices.Clone(a.Src)
+	p.a.Dst, p.a.Src, p.a.V = slices.Clone(a.Dst), slices.Clone(a.Src), plan.CloneV(a.V)
 	p.a.repeat, p.a.last = false, nil
 	p.made = true
 	return nil
@@ -102,6 +103,10 @@ func (p *Plan) Start() (engine.Handle, error) {
 	a.Dst, a.Src = im.lists[0][:m], im.lists[1][:m]
 	copy(a.Dst, p.a.Dst)
 	copy(a.Src, p.a.Src)
+	if p.a.V != nil {
+		a.V = im.vlist[:m]
+		copy(a.V, p.a.V)
+	}
 	a.held = p
 	h, err := im.run(&a)
 	if !a.nb {

@@ -85,22 +85,23 @@ type Aggregate struct {
 type aggCall struct {
 	key      plan.Key
 	tagBase  int
-	dst, src []byte   // the buffers of a call for one member
-	dl, sl   [][]byte // of a call for several: copies of its lists
+	dst, src []byte       // the buffers of a call for one member
+	dl, sl   [][]byte     // of a call for several: copies of its lists
+	v        []plan.VArgs // a v-call's extents, its own copy
 }
 
 // call is the member's call, with lists of its own.
 func (ac *aggCall) call() plan.Call {
 	if ac.dl != nil {
-		return plan.Call{Key: ac.key, Dst: ac.dl, Src: ac.sl}
+		return plan.Call{Key: ac.key, Dst: ac.dl, Src: ac.sl, V: ac.v}
 	}
-	return plan.Call{Key: ac.key, Dst: [][]byte{ac.dst}, Src: [][]byte{ac.src}}
+	return plan.Call{Key: ac.key, Dst: [][]byte{ac.dst}, Src: [][]byte{ac.src}, V: ac.v}
 }
 
 // is reports whether ac is call c on the same buffers (c.key carries the
 // identities of its first buffers).
 func (ac *aggCall) is(c *plan.Call) bool {
-	if !ac.key.Equal(&c.Key) {
+	if !ac.key.Equal(&c.Key) || (c.V != nil && !plan.SameV(ac.v, c.V)) {
 		return false
 	}
 	if len(c.Dst) == 1 {
@@ -137,7 +138,7 @@ func (ag *Aggregate) add(c *plan.Call, tagBase int) error {
 		}
 		ag.calls, ag.cand = append(ag.calls[:0], a.members[:i]...), nil
 	}
-	ac := aggCall{key: c.Key}
+	ac := aggCall{key: c.Key, v: plan.CloneV(c.V)}
 	if len(c.Dst) == 1 {
 		ac.dst, ac.src = c.Dst[0], c.Src[0]
 	} else {
@@ -265,7 +266,7 @@ func (a *AggOp) heldBytes() int {
 // fusionKey is what members must share to be fused: every argument that
 // shapes a schedule's transfers.
 func fusionKey(k plan.Key) plan.Key {
-	k.Flags, k.Dst, k.Src, k.BH = 0, plan.BufID{}, plan.BufID{}, 0
+	k.Flags, k.Dst, k.Src, k.BH, k.VH = 0, plan.BufID{}, plan.BufID{}, 0, 0
 	if k.Kind < plan.Reduce {
 		k.N = 0 // sizes scale messages, not rounds
 	}

@@ -26,8 +26,12 @@ import (
 // A cached schedule is also reached from the plan of the image that ran
 // it (core's lastCall), by a CacheRef, without a lookup.
 
-// sameBufs reports whether o was built for c's buffers.
+// sameBufs reports whether o was built for c's buffers (and a v-call's
+// extents: their hash is in the key, the lists are compared here).
 func (o *Sched) sameBufs(c *plan.Call) bool {
+	if c.V != nil && !plan.SameV(o.v, c.V) {
+		return false
+	}
 	if len(c.Dst) == 1 {
 		return o.bufs == nil
 	}

@@ -37,6 +37,7 @@ type Sched struct {
 	cd     Conduit
 	key    plan.Key
 	bufs   []plan.BufID // every member's buffers, when the node has several (see cache.go)
+	v      []plan.VArgs // a v-call's extents, its own copy (see cache.go)
 	out    gsync.Flags  // output sync mode
 	rounds []alg.Round
 	sc     *alg.Scratch // internal buffers: back to their pools once finished, unless cached
@@ -103,6 +104,7 @@ func NewSched(tn *TeamNode, c *plan.Call, rounds []alg.Round, sc *alg.Scratch, s
 	if len(c.Dst) > 1 {
 		o.bufs = plan.BufIDs(c)
 	}
+	o.v = plan.CloneV(c.V)
 	if seg != 0 {
 		o.seg = &segState{mode: seg}
 	}

@@ -42,6 +42,7 @@ func (as *Arrivals) Init(tn *exec.TeamNode, eng *engine.Engine, node Node) {
 type arrival struct {
 	as       *Arrivals
 	c        plan.Call
+	vs       []plan.VArgs // c.V's storage, kept across uses
 	arrived  int
 	inner    atomic.Pointer[exec.Sched]
 	agg      *exec.AggOp           // instead of inner: the Last of an aggregate (set before the record starts)
@@ -85,6 +86,9 @@ func (as *Arrivals) Arrive(m *Member, a *Args) (engine.Handle, error) {
 		}
 	}
 	rec.c.Dst[a.Mine], rec.c.Src[a.Mine] = a.Dst[a.Mine], a.Src[a.Mine]
+	if rec.c.V != nil && a.V != nil {
+		rec.c.V[a.Mine] = a.V[a.Mine]
+	}
 	rec.joined[a.Mine] = true
 	rec.arrived++
 	last := rec.arrived == len(tn.Mem)
@@ -146,6 +150,13 @@ func (as *Arrivals) newArrival(key plan.Key, members int) *arrival {
 		rec.c.Dst, rec.c.Src = make([][]byte, members), make([][]byte, members)
 	}
 	rec.c.Dst, rec.c.Src = rec.c.Dst[:members], rec.c.Src[:members]
+	rec.c.V = nil
+	if key.Kind.IsV() {
+		if cap(rec.vs) < members {
+			rec.vs = make([]plan.VArgs, members)
+		}
+		rec.c.V = rec.vs[:members]
+	}
 	return rec
 }
 

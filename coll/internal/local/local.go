@@ -185,6 +185,7 @@ type recLines struct {
 	tn    *Team
 	num   uint64       // the call's number among the team's AllThreads calls (a record's: among the chain's)
 	lines []memberLine // by member, two lines each
+	vs    []plan.VArgs // by member, a v-call's extents (a record's; the ring serves no v-call)
 }
 
 // memberLine is what a member writes when it arrives, on two cache lines
@@ -279,6 +280,7 @@ func newLocalRec(prev *localRec) *localRec {
 	if r.tn != tn || len(r.lines) != m {
 		// the lines' at words are numbers of this team's calls
 		r.lines = make([]memberLine, m)
+		r.vs = make([]plan.VArgs, m)
 		r.pend.Attach(tn.eng, true) // it ends in run, never in the engine
 	}
 	r.tn, r.prev, r.num = tn, prev, prev.num+1
@@ -336,6 +338,9 @@ func (it *Member) Arrive(a *Args) (engine.Handle, error) {
 	it.cur = r
 	ln := &r.lines[a.Mine]
 	ln.dst, ln.src = a.Dst[a.Mine], a.Src[a.Mine]
+	if a.V != nil {
+		r.vs[a.Mine] = a.V[a.Mine] // published with the line (its at word, below)
+	}
 	word := lineWord(&a.Key)
 	if it.ahead < maxStaged && a.Route.Stage > 0 && r.stageRoot(a, ln) {
 		word |= lineDone | lineStaged
@@ -523,6 +528,9 @@ func (r *recLines) gather(it *Member, a *Args, sig uint64) (staged bool, err err
 		}
 		ln := &r.lines[m]
 		c.Dst[m], c.Src[m] = ln.dst, ln.src
+		if c.V != nil {
+			c.V[m] = r.vs[m]
+		}
 		w := ln.word
 		if w&lineSig != sig && err == nil {
 			err = r.differ(a, m)

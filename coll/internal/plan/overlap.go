@@ -15,6 +15,9 @@ func Area(c *Call, k int, t *images.Team, mem []int) (d, s []byte) {
 	r, P, n := mem[k], t.Size(), key.N
 	isRoot := r == key.Root
 	dst, src := c.Dst[k], c.Src[k]
+	if key.Kind.IsV() {
+		return vArea(c, k, r)
+	}
 	if dst == nil && (key.Kind == Broadcast || key.Kind == Scatter) {
 		return nil, nil // a root that served itself (staging: package local): none of its memory is touched
 	}
@@ -57,6 +60,11 @@ func Area(c *Call, k int, t *images.Team, mem []int) (d, s []byte) {
 // only read are let be), except that a broadcast's source may be identical
 // to one destination.
 func CrossOverlap(c *Call, t *images.Team, mem []int) error {
+	if c.Key.Kind == ExchangeV {
+		if err := exchangePairs(c, t, mem); err != nil {
+			return err
+		}
+	}
 	return OverlapAmong(c, t, mem, func(k int) (d, s []byte) { return Area(c, k, t, mem) })
 }
 

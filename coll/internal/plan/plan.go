@@ -30,6 +30,11 @@ const (
 	Gather
 	GatherAll
 	Exchange
+	// the v-variants: a count per rank (vcall.go)
+	GatherV
+	ScatterV
+	GatherAllV
+	ExchangeV
 	Reduce
 	ReduceAll
 	Prefix
@@ -40,7 +45,7 @@ const (
 // kindNames are the kinds as the API names them (errors, ErrMismatch and
 // ErrStalled messages).
 var kindNames = [NumKinds]string{"Barrier", "Broadcast", "Scatter", "Gather", "GatherAll", "Exchange",
-	"Reduce", "ReduceAll", "PrefixReduce", "ExclusivePrefixReduce"}
+	"GatherV", "ScatterV", "GatherAllV", "ExchangeV", "Reduce", "ReduceAll", "PrefixReduce", "ExclusivePrefixReduce"}
 
 // String is the kind as the API names it.
 func (k Kind) String() string {
@@ -60,9 +65,13 @@ type Key struct {
 	Root, N  int
 	Dst, Src BufID
 	BH       uint64
-	// the computational collectives
+	// the computational collectives (the v-variants: ElemSize is the unit
+	// of counts and displacements)
 	ElemSize, Count, Fn, Arg int
 	SrcLayout, DstLayout     alg.Layout
+	// the v-variants (vcall.go): a hash of the counts every image passes
+	// alike (VC), and of every member's extents (VH, set with BH)
+	VC, VH uint64
 }
 
 // Equal reports whether k and o are the same key: what == says, field by
@@ -72,7 +81,8 @@ type Key struct {
 func (k *Key) Equal(o *Key) bool {
 	return k.Kind == o.Kind && k.Team == o.Team && k.Flags == o.Flags && k.Root == o.Root && k.N == o.N &&
 		k.Dst == o.Dst && k.Src == o.Src && k.BH == o.BH &&
-		k.ElemSize == o.ElemSize && k.Count == o.Count && k.Fn == o.Fn && k.Arg == o.Arg && k.SrcLayout == o.SrcLayout && k.DstLayout == o.DstLayout
+		k.ElemSize == o.ElemSize && k.Count == o.Count && k.Fn == o.Fn && k.Arg == o.Arg && k.SrcLayout == o.SrcLayout && k.DstLayout == o.DstLayout &&
+		k.VC == o.VC && k.VH == o.VH
 }
 
 // BufID identifies a client buffer. A cached schedule holds the buffer, so
@@ -88,6 +98,9 @@ func IDOf(b []byte) BufID { return BufID{unsafe.SliceData(b), len(b)} }
 // Bufs fills the key's buffer identities from c's members.
 func (k *Key) Bufs(c *Call) {
 	k.Dst, k.Src, k.BH = IDOf(c.Dst[0]), IDOf(c.Src[0]), 0
+	if c.V != nil {
+		k.VH = hashV(c.V)
+	}
 	if len(c.Dst) == 1 {
 		return
 	}
@@ -117,8 +130,8 @@ func BufIDs(c *Call) []BufID {
 // arguments, buffers aside: what a node's images must agree on.
 func (k *Key) SameCall(u *Key) bool {
 	a, b := *k, *u
-	a.Dst, a.Src, a.BH = BufID{}, BufID{}, 0
-	b.Dst, b.Src, b.BH = BufID{}, BufID{}, 0
+	a.Dst, a.Src, a.BH, a.VH = BufID{}, BufID{}, 0, 0
+	b.Dst, b.Src, b.BH, b.VH = BufID{}, BufID{}, 0, 0
 	return a == b
 }
 
@@ -127,6 +140,7 @@ func (k *Key) SameCall(u *Key) bool {
 type Call struct {
 	Key      Key
 	Dst, Src [][]byte // by member: index k is the node's k-th member
+	V        []VArgs  // the v-variants: each member's counts and displacements
 }
 
 // LocalSig is the call's signature as the members of a team that lives on
@@ -150,6 +164,7 @@ func (k *Key) LocalSig() uint64 {
 	x = (x ^ uint64(k.SrcLayout.Offset)) * m1
 	y = (y ^ uint64(k.DstLayout.BlockSize)) * m2
 	x = (x ^ uint64(k.DstLayout.Offset)) * m1
+	y = (y ^ k.VC) * m2
 	h := x ^ (y<<32 | y>>32)
 	h ^= h >> 29
 	h *= m1
@@ -175,18 +190,19 @@ type Sig struct {
 	es, count, fn int
 	arg           int
 	sl, dl        alg.Layout
+	vc            uint64 // the v-variants' agreed counts, hashed
 }
 
 // sigWords is the number of 8-byte words of an encoded signature.
 const (
-	sigWords = 14
+	sigWords = 15
 	SigSize  = 8 * sigWords
 )
 
 // SigOf is the signature of key (its sequence number left 0).
 func SigOf(k *Key) Sig {
 	s := Sig{kind: k.Kind, flags: k.Flags & agreedFlags, root: k.Root, n: k.N,
-		es: k.ElemSize, count: k.Count, fn: k.Fn, arg: k.Arg, sl: k.SrcLayout, dl: k.DstLayout}
+		es: k.ElemSize, count: k.Count, fn: k.Fn, arg: k.Arg, sl: k.SrcLayout, dl: k.DstLayout, vc: k.VC}
 	if k.Team != nil {
 		s.team = k.Team.ID()
 	}
@@ -196,7 +212,7 @@ func SigOf(k *Key) Sig {
 func (s *Sig) words() [sigWords]uint64 {
 	return [sigWords]uint64{uint64(s.kind), uint64(s.flags), s.team, s.Seq, uint64(s.root), uint64(s.n),
 		uint64(s.es), uint64(s.count), uint64(s.fn), uint64(s.arg),
-		uint64(s.sl.BlockSize), uint64(s.sl.Offset), uint64(s.dl.BlockSize), uint64(s.dl.Offset)}
+		uint64(s.sl.BlockSize), uint64(s.sl.Offset), uint64(s.dl.BlockSize), uint64(s.dl.Offset), s.vc}
 }
 
 // Encode writes s into b (sigSize bytes).
@@ -215,7 +231,7 @@ func DecodeSig(b []byte) Sig {
 	i := func(k int) int { return int(w[k]) }
 	return Sig{kind: Kind(w[0]), flags: gsync.Flags(w[1]), team: w[2], Seq: w[3], root: i(4), n: i(5),
 		es: i(6), count: i(7), fn: i(8), arg: i(9),
-		sl: alg.Layout{BlockSize: i(10), Offset: i(11)}, dl: alg.Layout{BlockSize: i(12), Offset: i(13)}}
+		sl: alg.Layout{BlockSize: i(10), Offset: i(11)}, dl: alg.Layout{BlockSize: i(12), Offset: i(13)}, vc: w[14]}
 }
 
 // Hash is a 32-bit Hash of the signature's words (sequence number aside:
@@ -244,6 +260,11 @@ func (s Sig) String() string {
 	fmt.Fprintf(&b, "%v(", s.kind)
 	switch {
 	case s.kind == Barrier:
+	case s.kind.IsV():
+		if s.kind == GatherV || s.kind == ScatterV {
+			fmt.Fprintf(&b, "root=%d, ", s.root)
+		}
+		fmt.Fprintf(&b, "counts=%#x, unit=%d, ", s.vc, s.es)
 	case s.kind < Reduce:
 		if s.kind == Broadcast || s.kind == Scatter || s.kind == Gather {
 			fmt.Fprintf(&b, "root=%d, ", s.root)
@@ -266,7 +287,7 @@ func (s Sig) String() string {
 func (s *Sig) differs(u *Sig) string {
 	names := [sigWords]string{"kind", "flags", "team", "call number", "root", "nbytes",
 		"elemSize", "count", "function", "arg", "src layout block size", "src layout offset",
-		"dst layout block size", "dst layout offset"}
+		"dst layout block size", "dst layout offset", "counts"}
 	a, b := s.words(), u.words()
 	for i := range a {
 		if a[i] != b[i] {

@@ -1,0 +1,228 @@
+package colltest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"unsafe"
+
+	"github.com/gocoll/gocoll/coll"
+	"github.com/gocoll/gocoll/images"
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// VCalls runs the v-variants (GatherV, ScatterV, GatherAllV, ExchangeV)
+// steps times on team t with counts that change from step to step (zeros
+// included) and displacements that put the blocks in another order on
+// every image, with a gap after each; every block is checked against a
+// serial model, and every gap against the value it held before. Steps
+// alternate blocking and NB forms, and typed (int32) and byte forms. f is
+// the calls' flags.
+func VCalls(im *coll.Image, t *images.Team, f gsync.Flags, steps int) error {
+	P, me := t.Size(), t.Rank(im.ImageNum())
+	for step := range steps {
+		nb, typed := step%2 == 1, step%4 < 2
+		root := step % P
+		counts := vCounts(P, step)
+		for _, k := range []func() error{
+			func() error { return vGather(im, t, f, nb, typed, root, me, step, counts) },
+			func() error { return vScatter(im, t, f, nb, typed, root, me, step, counts) },
+			func() error { return vGatherAll(im, t, f, nb, typed, me, step, counts) },
+			func() error { return vExchange(im, t, f, nb, typed, me, step) },
+		} {
+			if err := k(); err != nil {
+				return fmt.Errorf("step %d (nb %v, typed %v): %w", step, nb, typed, err)
+			}
+		}
+	}
+	return nil
+}
+
+// vCounts are the counts of a step: 0 to 4 elements, some ranks none.
+func vCounts(P, step int) []int {
+	c := make([]int, P)
+	for r := range c {
+		c[r] = (r*7 + step*3) % 5
+	}
+	return c
+}
+
+// vPlace lays out blocks of counts in the buffer of image me: in rank
+// order rotated by me and reversed, each followed by a gap of one
+// element. It returns the displacements and the buffer's length.
+func vPlace(counts []int, me int) (displs []int, n int) {
+	P := len(counts)
+	displs = make([]int, P)
+	for i := range P {
+		r := (P - 1 - i + me) % P
+		displs[r] = n
+		n += counts[r] + 1
+	}
+	return displs, n
+}
+
+// vVal is element e of the block that image `from` gives image `to` in
+// step.
+func vVal(step, from, to, e int) int32 { return int32(step*100000 + from*1000 + to*10 + e) }
+
+const vGap = -7 // what gaps hold before and after
+
+// vBuffer is a buffer of n elements holding vGap.
+func vBuffer(n int) []int32 {
+	b := make([]int32, n)
+	for i := range b {
+		b[i] = vGap
+	}
+	return b
+}
+
+// vWait syncs an NB form's handle.
+func vWait(h gsync.Handle, err error) error {
+	if err != nil {
+		return err
+	}
+	return h.Wait(context.Background())
+}
+
+// bytesOf is s's memory as bytes.
+func bytesOf(s []int32) []byte {
+	if s == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 4*len(s))
+}
+
+// scaled is l in bytes: int32 elements.
+func scaled(l []int) []int {
+	out := make([]int, len(l))
+	for i, x := range l {
+		out[i] = 4 * x
+	}
+	return out
+}
+
+// checkBlocks checks buffer b of image me, laid out by displs, against
+// want(r, e) for the blocks of counts, and vGap everywhere else.
+func checkBlocks(name string, b []int32, counts, displs []int, want func(r, e int) int32) error {
+	expect := vBuffer(len(b))
+	for r, c := range counts {
+		for e := range c {
+			expect[displs[r]+e] = want(r, e)
+		}
+	}
+	if !slices.Equal(b, expect) {
+		return fmt.Errorf("%s: got %v, want %v (counts %v, displs %v)", name, b, expect, counts, displs)
+	}
+	return nil
+}
+
+func vGather(im *coll.Image, t *images.Team, f gsync.Flags, nb, typed bool, root, me, step int, counts []int) error {
+	displs, n := vPlace(counts, me)
+	dst := vBuffer(n)
+	src := make([]int32, counts[me]+1)
+	for e := range src {
+		src[e] = vVal(step, me, root, e)
+	}
+	var err error
+	switch {
+	case typed && nb:
+		err = vWait(coll.GatherVOfNB(im, t, root, dst, counts, displs, src, f))
+	case typed:
+		err = coll.GatherVOf(im, t, root, dst, counts, displs, src, f)
+	case nb:
+		err = vWait(im.GatherVNB(t, root, bytesOf(dst), scaled(counts), scaled(displs), bytesOf(src), f))
+	default:
+		err = im.GatherV(t, root, bytesOf(dst), scaled(counts), scaled(displs), bytesOf(src), f)
+	}
+	if err != nil {
+		return fmt.Errorf("GatherV: %w", err)
+	}
+	if me != root {
+		return checkBlocks("GatherV off the root", dst, nil, nil, nil)
+	}
+	return checkBlocks("GatherV", dst, counts, displs, func(r, e int) int32 { return vVal(step, r, root, e) })
+}
+
+func vScatter(im *coll.Image, t *images.Team, f gsync.Flags, nb, typed bool, root, me, step int, counts []int) error {
+	displs, n := vPlace(counts, me)
+	src := vBuffer(n)
+	for r, c := range counts {
+		for e := range c {
+			src[displs[r]+e] = vVal(step, root, r, e)
+		}
+	}
+	dst := vBuffer(counts[me] + 1)
+	var err error
+	switch {
+	case typed && nb:
+		err = vWait(coll.ScatterVOfNB(im, t, dst, root, src, counts, displs, f))
+	case typed:
+		err = coll.ScatterVOf(im, t, dst, root, src, counts, displs, f)
+	case nb:
+		err = vWait(im.ScatterVNB(t, bytesOf(dst), root, bytesOf(src), scaled(counts), scaled(displs), f))
+	default:
+		err = im.ScatterV(t, bytesOf(dst), root, bytesOf(src), scaled(counts), scaled(displs), f)
+	}
+	if err != nil {
+		return fmt.Errorf("ScatterV: %w", err)
+	}
+	return checkBlocks("ScatterV", dst, counts[me:me+1], []int{0}, func(_, e int) int32 { return vVal(step, root, me, e) })
+}
+
+func vGatherAll(im *coll.Image, t *images.Team, f gsync.Flags, nb, typed bool, me, step int, counts []int) error {
+	displs, n := vPlace(counts, me)
+	dst := vBuffer(n)
+	src := make([]int32, counts[me])
+	for e := range src {
+		src[e] = vVal(step, me, -1, e)
+	}
+	var err error
+	switch {
+	case typed && nb:
+		err = vWait(coll.GatherAllVOfNB(im, t, dst, counts, displs, src, f))
+	case typed:
+		err = coll.GatherAllVOf(im, t, dst, counts, displs, src, f)
+	case nb:
+		err = vWait(im.GatherAllVNB(t, bytesOf(dst), scaled(counts), scaled(displs), bytesOf(src), f))
+	default:
+		err = im.GatherAllV(t, bytesOf(dst), scaled(counts), scaled(displs), bytesOf(src), f)
+	}
+	if err != nil {
+		return fmt.Errorf("GatherAllV: %w", err)
+	}
+	return checkBlocks("GatherAllV", dst, counts, displs, func(r, e int) int32 { return vVal(step, r, -1, e) })
+}
+
+// vPair is the count image i sends image j in step: 0 to 3, some none.
+func vPair(i, j, step int) int { return (i*3 + j*5 + step) % 4 }
+
+func vExchange(im *coll.Image, t *images.Team, f gsync.Flags, nb, typed bool, me, step int) error {
+	P := t.Size()
+	sc, rc := make([]int, P), make([]int, P)
+	for j := range P {
+		sc[j], rc[j] = vPair(me, j, step), vPair(j, me, step)
+	}
+	sd, sn := vPlace(sc, me)
+	rd, rn := vPlace(rc, me+1)
+	src, dst := vBuffer(sn), vBuffer(rn)
+	for j, c := range sc {
+		for e := range c {
+			src[sd[j]+e] = vVal(step, me, j, e)
+		}
+	}
+	var err error
+	switch {
+	case typed && nb:
+		err = vWait(coll.ExchangeVOfNB(im, t, dst, rc, rd, src, sc, sd, f))
+	case typed:
+		err = coll.ExchangeVOf(im, t, dst, rc, rd, src, sc, sd, f)
+	case nb:
+		err = vWait(im.ExchangeVNB(t, bytesOf(dst), scaled(rc), scaled(rd), bytesOf(src), scaled(sc), scaled(sd), f))
+	default:
+		err = im.ExchangeV(t, bytesOf(dst), scaled(rc), scaled(rd), bytesOf(src), scaled(sc), scaled(sd), f)
+	}
+	if err != nil {
+		return fmt.Errorf("ExchangeV: %w", err)
+	}
+	return checkBlocks("ExchangeV", dst, rc, rd, func(i, e int) int32 { return vVal(step, i, me, e) })
+}

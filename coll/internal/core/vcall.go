@@ -1,0 +1,187 @@
+package core
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/gocoll/gocoll/coll/internal/alg"
+	"github.com/gocoll/gocoll/coll/internal/plan"
+	"github.com/gocoll/gocoll/images"
+	"github.com/gocoll/gocoll/internal/engine"
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// The v-variants' checks. Counts and displacements are in units of unit
+// bytes (the element's size in the typed forms). The counts of GatherV,
+// ScatterV and GatherAllV are every image's alike (their hash is in the
+// key, so that checked mode and the message headers see a disagreement);
+// displacements are each image's own, as are ExchangeV's counts, whose
+// pairs the message headers check (a length that differs is ErrMismatch).
+
+func (im *Image) GatherV(t *images.Team, root int, dst []byte, counts, displs []int, src []byte, unit int, f gsync.Flags, nb bool) (engine.Handle, error) {
+	var a callArgs
+	im.vArgs(&a, plan.GatherV, t, root, unit, counts, f, nb)
+	lo, hi := a.members()
+	for k := lo; k < hi && a.err == nil; k++ {
+		r, isRoot := a.tn.Mem[k], a.tn.Mem[k] == root
+		a.V[k] = plan.VArgs{Counts: counts, Displs: displs}
+		a.Dst[k], a.Src[k] = dst, src
+		a.need("src", k, src, counts[r]*unit, counts[r] > 0)
+		if isRoot || a.single {
+			a.extents("dst", dst, counts, displs, unit, true)
+		}
+		if a.err == nil && isRoot && counts[r] > 0 {
+			own, d := src[:counts[r]*unit], dst[displs[r]*unit:(displs[r]+counts[r])*unit]
+			if !alg.Identical(own, d) { // the root's own block may be its source
+				a.disjoint(plan.VSpan(dst, counts, displs, unit), own, true, false)
+			}
+		}
+	}
+	return im.run(&a)
+}
+
+func (im *Image) ScatterV(t *images.Team, dst []byte, root int, src []byte, counts, displs []int, unit int, f gsync.Flags, nb bool) (engine.Handle, error) {
+	var a callArgs
+	im.vArgs(&a, plan.ScatterV, t, root, unit, counts, f, nb)
+	lo, hi := a.members()
+	for k := lo; k < hi && a.err == nil; k++ {
+		r, isRoot := a.tn.Mem[k], a.tn.Mem[k] == root
+		a.V[k] = plan.VArgs{Counts: counts, Displs: displs}
+		a.Dst[k], a.Src[k] = dst, src
+		a.need("dst", k, dst, counts[r]*unit, counts[r] > 0)
+		if isRoot || a.single {
+			a.extents("src", src, counts, displs, unit, false)
+		}
+		if a.err == nil && isRoot && counts[r] > 0 {
+			own, s := dst[:counts[r]*unit], src[displs[r]*unit:(displs[r]+counts[r])*unit]
+			if !alg.Identical(own, s) { // the root's own block may be its destination
+				a.disjoint(own, plan.VSpan(src, counts, displs, unit), true, false)
+			}
+		}
+	}
+	return im.run(&a)
+}
+
+func (im *Image) GatherAllV(t *images.Team, dst []byte, counts, displs []int, src []byte, unit int, f gsync.Flags, nb bool) (engine.Handle, error) {
+	var a callArgs
+	im.vArgs(&a, plan.GatherAllV, t, 0, unit, counts, f, nb)
+	lo, hi := a.members()
+	for k := lo; k < hi && a.err == nil; k++ {
+		r := a.tn.Mem[k]
+		a.V[k] = plan.VArgs{Counts: counts, Displs: displs}
+		a.Dst[k], a.Src[k] = dst, src
+		a.need("src", k, src, counts[r]*unit, counts[r] > 0)
+		a.extents("dst", dst, counts, displs, unit, true)
+		if a.err == nil && counts[r] > 0 {
+			own, d := src[:counts[r]*unit], dst[displs[r]*unit:(displs[r]+counts[r])*unit]
+			if !alg.Identical(own, d) { // an image's own block may be its source
+				a.disjoint(plan.VSpan(dst, counts, displs, unit), own, true, false)
+			}
+		}
+	}
+	return im.run(&a)
+}
+
+func (im *Image) ExchangeV(t *images.Team, dst []byte, rcounts, rdispls []int, src []byte, scounts, sdispls []int, unit int, f gsync.Flags, nb bool) (engine.Handle, error) {
+	var a callArgs
+	im.vArgs(&a, plan.ExchangeV, t, 0, unit, nil, f, nb)
+	lo, hi := a.members()
+	for k := lo; k < hi && a.err == nil; k++ {
+		a.V[k] = plan.VArgs{Counts: scounts, Displs: sdispls, RCounts: rcounts, RDispls: rdispls}
+		a.Dst[k], a.Src[k] = dst, src
+		a.listLen("send counts", scounts)
+		a.listLen("receive counts", rcounts)
+		a.extents("src", src, scounts, sdispls, unit, false)
+		a.extents("dst", dst, rcounts, rdispls, unit, true)
+		if a.err == nil {
+			a.disjoint(plan.VSpan(dst, rcounts, rdispls, unit), plan.VSpan(src, scounts, sdispls, unit), true, false)
+		}
+	}
+	return im.run(&a)
+}
+
+// vArgs starts the checks of a v-call of kind k; counts are the ones
+// every image passes alike (nil for ExchangeV). It returns their total.
+func (im *Image) vArgs(a *callArgs, k plan.Kind, t *images.Team, root, unit int, counts []int, f gsync.Flags, nb bool) int {
+	im.args(a, k, t, root, 1, f, nb, false)
+	a.Key.N, a.Key.ElemSize = 0, unit
+	if a.err != nil {
+		return 0
+	}
+	if unit <= 0 {
+		a.err = fmt.Errorf("%w: unit %d", ErrElemSize, unit)
+		return 0
+	}
+	m := len(a.tn.Mem)
+	if cap(im.vlist) < m {
+		im.vlist = make([]plan.VArgs, m)
+	}
+	a.V = im.vlist[:m]
+	if counts == nil {
+		return 0
+	}
+	a.listLen("counts", counts)
+	total := 0
+	for r, c := range counts {
+		if a.err != nil {
+			break
+		}
+		if c < 0 || c > math.MaxInt/unit-total {
+			a.err = fmt.Errorf("%w: count %d of rank %d (counts total more than %d bytes, or negative)", ErrCounts, c, r, math.MaxInt)
+		}
+		total += c
+	}
+	a.Key.N, a.Key.VC = total*unit, plan.HashInts(uint64(unit), counts)
+	return total
+}
+
+// listLen checks that a list of counts has one per team rank.
+func (a *callArgs) listLen(name string, l []int) {
+	if a.err == nil && len(l) != a.P {
+		a.err = fmt.Errorf("%w: %s has %d entries, team size %d", ErrCounts, name, len(l), a.P)
+	}
+}
+
+// extents checks a buffer of a block per rank: displacements, one per
+// rank, none negative, every block inside b; the blocks of a destination
+// may not overlap.
+func (a *callArgs) extents(name string, b []byte, counts, displs []int, unit int, dest bool) {
+	if a.err != nil {
+		return
+	}
+	if len(displs) != a.P {
+		a.err = fmt.Errorf("%w: %s displacements have %d entries, team size %d", ErrCounts, name, len(displs), a.P)
+		return
+	}
+	lim := len(b) / unit
+	for r, d := range displs {
+		if c := counts[r]; c < 0 || d < 0 || d > lim || c > lim-d {
+			a.err = fmt.Errorf("%w: %s block of rank %d (%d at %d) outside %d units", ErrCounts, name, r, c, d, lim)
+			return
+		}
+	}
+	if !dest {
+		return
+	}
+	order := a.order(counts, displs)
+	for i := 1; i < len(order); i++ {
+		p, q := order[i-1], order[i]
+		if displs[p]+counts[p] > displs[q] {
+			a.err = fmt.Errorf("%w: %s blocks of ranks %d and %d", plan.ErrOverlap, name, p, q)
+			return
+		}
+	}
+}
+
+// order is the ranks with a positive count, by displacement.
+func (a *callArgs) order(counts, displs []int) []int {
+	o := make([]int, 0, len(counts))
+	for r, c := range counts {
+		if c > 0 {
+			o = append(o, r)
+		}
+	}
+	slices.SortFunc(o, func(p, q int) int { return displs[p] - displs[q] })
+	return o
+}

@@ -1,0 +1,151 @@
+package coll
+
+import (
+	"github.com/gocoll/gocoll/coll/internal/core"
+	"github.com/gocoll/gocoll/images"
+	gsync "github.com/gocoll/gocoll/sync"
+)
+
+// The v-variants (MPI_Gatherv, MPI_Scatterv, MPI_Allgatherv,
+// MPI_Alltoallv): a block per team rank of its own length. counts[r] is
+// the length of rank r's block and displs[r] where it lies in the buffer
+// that holds a block per rank (the root's dst of GatherV, its src of
+// ScatterV, every image's dst of GatherAllV); an image's own block is the
+// first counts[rank] bytes of its other buffer. Counts may be zero, and
+// displacements may leave gaps (left untouched) and put blocks in any
+// order; the blocks of a destination may not overlap (ErrOverlap).
+//
+//   - counts has one entry per rank and is the same on every image of the
+//     team (as the message headers and checked mode check: ErrMismatch);
+//     displacements are each image's own, and apply only where the buffer
+//     does (displs may be nil off the root of GatherV and ScatterV, unless
+//     f has Single).
+//   - ExchangeV takes each image's own send counts and displacements
+//     (into src) and receive counts and displacements (into dst), as
+//     MPI_Alltoallv: what image i sends image j is what j receives from i
+//     (a length that differs is ErrMismatch where a message carries it).
+//   - Bad counts or displacements (a negative one, a list of the wrong
+//     length, a block outside its buffer) are ErrCounts.
+//
+// The single-address forms only: with several images per node, each calls
+// with AllThreads. Counts and displacements, like the buffers, must not
+// change until the call is synced. The typed forms (GatherVOf, ...) count
+// in elements.
+
+// GatherV gathers every image's block (src[:counts[rank]]) into dst on
+// the root, at displs (MPI_Gatherv).
+func (im *Image) GatherV(t *images.Team, root int, dst []byte, counts, displs []int, src []byte, f gsync.Flags) error {
+	return core.Wait(im.core().GatherV(t, root, dst, counts, displs, src, 1, f, false))
+}
+
+// GatherVNB is the non-blocking GatherV.
+func (im *Image) GatherVNB(t *images.Team, root int, dst []byte, counts, displs []int, src []byte, f gsync.Flags) (gsync.Handle, error) {
+	return public(im.core().GatherV(t, root, dst, counts, displs, src, 1, f, true))
+}
+
+// ScatterV gives every image its block of the root's src (at displs) in
+// dst[:counts[rank]] (MPI_Scatterv).
+func (im *Image) ScatterV(t *images.Team, dst []byte, root int, src []byte, counts, displs []int, f gsync.Flags) error {
+	return core.Wait(im.core().ScatterV(t, dst, root, src, counts, displs, 1, f, false))
+}
+
+// ScatterVNB is the non-blocking ScatterV.
+func (im *Image) ScatterVNB(t *images.Team, dst []byte, root int, src []byte, counts, displs []int, f gsync.Flags) (gsync.Handle, error) {
+	return public(im.core().ScatterV(t, dst, root, src, counts, displs, 1, f, true))
+}
+
+// GatherAllV gathers every image's block (src[:counts[rank]]) into dst on
+// every image, at its displs (MPI_Allgatherv).
+func (im *Image) GatherAllV(t *images.Team, dst []byte, counts, displs []int, src []byte, f gsync.Flags) error {
+	return core.Wait(im.core().GatherAllV(t, dst, counts, displs, src, 1, f, false))
+}
+
+// GatherAllVNB is the non-blocking GatherAllV.
+func (im *Image) GatherAllVNB(t *images.Team, dst []byte, counts, displs []int, src []byte, f gsync.Flags) (gsync.Handle, error) {
+	return public(im.core().GatherAllV(t, dst, counts, displs, src, 1, f, true))
+}
+
+// ExchangeV sends every image j the block src[sendDispls[j]:][:sendCounts[j]]
+// and receives from every image i the block dst[recvDispls[i]:][:recvCounts[i]]
+// (MPI_Alltoallv).
+func (im *Image) ExchangeV(t *images.Team, dst []byte, recvCounts, recvDispls []int, src []byte, sendCounts, sendDispls []int, f gsync.Flags) error {
+	return core.Wait(im.core().ExchangeV(t, dst, recvCounts, recvDispls, src, sendCounts, sendDispls, 1, f, false))
+}
+
+// ExchangeVNB is the non-blocking ExchangeV.
+func (im *Image) ExchangeVNB(t *images.Team, dst []byte, recvCounts, recvDispls []int, src []byte, sendCounts, sendDispls []int, f gsync.Flags) (gsync.Handle, error) {
+	return public(im.core().ExchangeV(t, dst, recvCounts, recvDispls, src, sendCounts, sendDispls, 1, f, true))
+}
+
+// GatherVOf is GatherV over []T, counts and displacements in elements.
+func GatherVOf[T any](im *Image, t *images.Team, root int, dst []T, counts, displs []int, src []T, f gsync.Flags) error {
+	es, err := elemSize[T]()
+	if err != nil {
+		return err
+	}
+	return core.Wait(im.core().GatherV(t, root, bytesView(dst), counts, displs, bytesView(src), es, f, false))
+}
+
+// GatherVOfNB is the non-blocking GatherVOf.
+func GatherVOfNB[T any](im *Image, t *images.Team, root int, dst []T, counts, displs []int, src []T, f gsync.Flags) (gsync.Handle, error) {
+	es, err := elemSize[T]()
+	if err != nil {
+		return gsync.Handle{}, err
+	}
+	return public(im.core().GatherV(t, root, bytesView(dst), counts, displs, bytesView(src), es, f, true))
+}
+
+// ScatterVOf is ScatterV over []T, counts and displacements in elements.
+func ScatterVOf[T any](im *Image, t *images.Team, dst []T, root int, src []T, counts, displs []int, f gsync.Flags) error {
+	es, err := elemSize[T]()
+	if err != nil {
+		return err
+	}
+	return core.Wait(im.core().ScatterV(t, bytesView(dst), root, bytesView(src), counts, displs, es, f, false))
+}
+
+// ScatterVOfNB is the non-blocking ScatterVOf.
+func ScatterVOfNB[T any](im *Image, t *images.Team, dst []T, root int, src []T, counts, displs []int, f gsync.Flags) (gsync.Handle, error) {
+	es, err := elemSize[T]()
+	if err != nil {
+		return gsync.Handle{}, err
+	}
+	return public(im.core().ScatterV(t, bytesView(dst), root, bytesView(src), counts, displs, es, f, true))
+}
+
+// GatherAllVOf is GatherAllV over []T, counts and displacements in
+// elements.
+func GatherAllVOf[T any](im *Image, t *images.Team, dst []T, counts, displs []int, src []T, f gsync.Flags) error {
+	es, err := elemSize[T]()
+	if err != nil {
+		return err
+	}
+	return core.Wait(im.core().GatherAllV(t, bytesView(dst), counts, displs, bytesView(src), es, f, false))
+}
+
+// GatherAllVOfNB is the non-blocking GatherAllVOf.
+func GatherAllVOfNB[T any](im *Image, t *images.Team, dst []T, counts, displs []int, src []T, f gsync.Flags) (gsync.Handle, error) {
+	es, err := elemSize[T]()
+	if err != nil {
+		return gsync.Handle{}, err
+	}
+	return public(im.core().GatherAllV(t, bytesView(dst), counts, displs, bytesView(src), es, f, true))
+}
+
+// ExchangeVOf is ExchangeV over []T, counts and displacements in elements.
+func ExchangeVOf[T any](im *Image, t *images.Team, dst []T, recvCounts, recvDispls []int, src []T, sendCounts, sendDispls []int, f gsync.Flags) error {
+	es, err := elemSize[T]()
+	if err != nil {
+		return err
+	}
+	return core.Wait(im.core().ExchangeV(t, bytesView(dst), recvCounts, recvDispls, bytesView(src), sendCounts, sendDispls, es, f, false))
+}
+
+// ExchangeVOfNB is the non-blocking ExchangeVOf.
+func ExchangeVOfNB[T any](im *Image, t *images.Team, dst []T, recvCounts, recvDispls []int, src []T, sendCounts, sendDispls []int, f gsync.Flags) (gsync.Handle, error) {
+	es, err := elemSize[T]()
+	if err != nil {
+		return gsync.Handle{}, err
+	}
+	return public(im.core().ExchangeV(t, bytesView(dst), recvCounts, recvDispls, bytesView(src), sendCounts, sendDispls, es, f, true))
+}
