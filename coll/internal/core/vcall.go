@@ -24,19 +24,8 @@ func (im *Image) GatherV(t *images.Team, root int, dst []byte, counts, displs []
 	im.vArgs(&a, plan.GatherV, t, root, unit, counts, f, nb)
 	lo, hi := a.members()
 	for k := lo; k < hi && a.err == nil; k++ {
-		r, isRoot := a.tn.Mem[k], a.tn.Mem[k] == root
-		a.V[k] = plan.VArgs{Counts: counts, Displs: displs}
 		a.Dst[k], a.Src[k] = dst, src
-		a.need("src", k, src, counts[r]*unit, counts[r] > 0)
-		if isRoot || a.single {
-			a.extents("dst", dst, counts, displs, unit, true)
-		}
-		if a.err == nil && isRoot && counts[r] > 0 {
-			own, d := src[:counts[r]*unit], dst[displs[r]*unit:(displs[r]+counts[r])*unit]
-			if !alg.Identical(own, d) { // the root's own block may be its source
-				a.disjoint(plan.VSpan(dst, counts, displs, unit), own, true, false)
-			}
-		}
+		a.vBlocks(k, src, dst, "src", "dst", counts, displs, unit, a.tn.Mem[k] == root, true)
 	}
 	return im.run(&a)
 }
@@ -46,19 +35,8 @@ func (im *Image) ScatterV(t *images.Team, dst []byte, root int, src []byte, coun
 	im.vArgs(&a, plan.ScatterV, t, root, unit, counts, f, nb)
 	lo, hi := a.members()
 	for k := lo; k < hi && a.err == nil; k++ {
-		r, isRoot := a.tn.Mem[k], a.tn.Mem[k] == root
-		a.V[k] = plan.VArgs{Counts: counts, Displs: displs}
 		a.Dst[k], a.Src[k] = dst, src
-		a.need("dst", k, dst, counts[r]*unit, counts[r] > 0)
-		if isRoot || a.single {
-			a.extents("src", src, counts, displs, unit, false)
-		}
-		if a.err == nil && isRoot && counts[r] > 0 {
-			own, s := dst[:counts[r]*unit], src[displs[r]*unit:(displs[r]+counts[r])*unit]
-			if !alg.Identical(own, s) { // the root's own block may be its destination
-				a.disjoint(own, plan.VSpan(src, counts, displs, unit), true, false)
-			}
-		}
+		a.vBlocks(k, dst, src, "dst", "src", counts, displs, unit, a.tn.Mem[k] == root, false)
 	}
 	return im.run(&a)
 }
@@ -68,19 +46,32 @@ func (im *Image) GatherAllV(t *images.Team, dst []byte, counts, displs []int, sr
 	im.vArgs(&a, plan.GatherAllV, t, 0, unit, counts, f, nb)
 	lo, hi := a.members()
 	for k := lo; k < hi && a.err == nil; k++ {
-		r := a.tn.Mem[k]
-		a.V[k] = plan.VArgs{Counts: counts, Displs: displs}
 		a.Dst[k], a.Src[k] = dst, src
-		a.need("src", k, src, counts[r]*unit, counts[r] > 0)
-		a.extents("dst", dst, counts, displs, unit, true)
-		if a.err == nil && counts[r] > 0 {
-			own, d := src[:counts[r]*unit], dst[displs[r]*unit:(displs[r]+counts[r])*unit]
-			if !alg.Identical(own, d) { // an image's own block may be its source
-				a.disjoint(plan.VSpan(dst, counts, displs, unit), own, true, false)
-			}
-		}
+		a.vBlocks(k, src, dst, "src", "dst", counts, displs, unit, true, true)
 	}
 	return im.run(&a)
+}
+
+// vBlocks checks member k's buffers in a GatherV, ScatterV or GatherAllV:
+// own, whose first counts[rank] units are its block, and, where applies
+// (the root, or everyone), blocks, which holds a block per rank at displs
+// (a destination when dest). own may not overlap those blocks, unless it
+// is the member's own block among them.
+func (a *callArgs) vBlocks(k int, own, blocks []byte, ownName, blocksName string, counts, displs []int, unit int, applies, dest bool) {
+	r := a.tn.Mem[k]
+	a.V[k] = plan.VArgs{Counts: counts, Displs: displs}
+	a.need(ownName, k, own, counts[r]*unit, counts[r] > 0)
+	if !applies && !a.single {
+		return
+	}
+	a.extents(blocksName, blocks, counts, displs, unit, dest)
+	if a.err != nil || !applies || counts[r] == 0 {
+		return
+	}
+	mine, its := own[:counts[r]*unit], blocks[displs[r]*unit:(displs[r]+counts[r])*unit]
+	if !alg.Identical(mine, its) {
+		a.disjoint(mine, plan.VSpan(blocks, counts, displs, unit), true, false)
+	}
 }
 
 func (im *Image) ExchangeV(t *images.Team, dst []byte, rcounts, rdispls []int, src []byte, scounts, sdispls []int, unit int, f gsync.Flags, nb bool) (engine.Handle, error) {
