@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -16,7 +17,7 @@ import (
 type bench struct {
 	comm     *mpi.Comm
 	rank, np int
-	sb, rb   []byte      // np*maxSize bytes each
+	sb, rb   []byte      // max(np, 2)*maxSize bytes each (NeighborAlltoall's two blocks at np 1)
 	sf, rf   []float64   // np*elems(maxSize) each
 	yield    bool        // yield to the Go scheduler in long timed loops
 	im       *coll.Image // gocoll's collectives, for the gocoll.* rows
@@ -27,14 +28,24 @@ type bench struct {
 	aggStride      int            // bytes from one member's buffer to the next (aggBufs)
 	window         []*mpi.Request // the Stream row's requests (goStream)
 	streamAt       int64          // the Stream row's messages so far, Go and C loops (goStream)
+	counts, displs []int          // the v rows' blocks, np each (vBlocks)
+	// Kept from one call of a loop to the next (made in the warm-up),
+	// released by close: the persistent rows' requests, NeighborAlltoall's
+	// grid, and the C loops' own (cstate), whose requests keep the
+	// buffers, pinned by cPins.
+	arPlan, bcPlan plan
+	cart           *mpi.Comm
+	cs             *cState
+	cPins          runtime.Pinner
 
 	ms0, ms1 runtime.MemStats
 }
 
 func newBench(c *mpi.Comm, maxSize int, yield bool) *bench {
 	b := &bench{comm: c, rank: c.Rank(), np: c.Size(), yield: yield}
-	b.sb = make([]byte, maxSize*b.np)
-	b.rb = make([]byte, maxSize*b.np)
+	b.sb = make([]byte, maxSize*max(b.np, 2))
+	b.rb = make([]byte, maxSize*max(b.np, 2))
+	b.counts, b.displs = make([]int, b.np), make([]int, b.np)
 	b.sf = make([]float64, elems(maxSize)*b.np)
 	b.rf = make([]float64, elems(maxSize)*b.np)
 	for i := range b.sb {
@@ -44,6 +55,16 @@ func newBench(c *mpi.Comm, maxSize int, yield bool) *bench {
 		b.sf[i] = float64(i%1000) + float64(b.rank)
 	}
 	return b
+}
+
+// close releases what the loops kept (collective: every rank calls it).
+func (b *bench) close() error {
+	err := errors.Join(b.arPlan.free(), b.bcPlan.free(), b.closeC())
+	if b.cart != nil {
+		err = errors.Join(err, b.cart.Free())
+		b.cart = nil
+	}
+	return err
 }
 
 // chunkSeconds bounds the time between two yields to the Go scheduler in a
@@ -226,6 +247,13 @@ func (b *bench) row(e entry, size int, cfg config) (row, error) {
 // table to out and the CSV rows to csv (when not nil) as it goes.
 func run(cfg config, c *mpi.Comm, out, csv io.Writer) (err error) {
 	b := newBench(c, cfg.maxSize, cfg.yield)
+	// After an error the job aborts: freeing a grid, which is collective,
+	// could wait there for ranks that will not come.
+	defer func() {
+		if err == nil {
+			err = b.close()
+		}
+	}()
 	if err := b.initGocoll(cfg.progress, cfg.check, segmentSize(cfg, b.np)); err != nil {
 		return fmt.Errorf("initializing gocoll: %w", err)
 	}

@@ -1,3 +1,4 @@
+#include <stdlib.h>
 #include <string.h>
 #include "cloop.h"
 
@@ -151,6 +152,112 @@ int cb_iallreduce(const double *s, double *r, int n, int iters) {
 		if (rc != MPI_SUCCESS) return rc;
 	}
 	return MPI_SUCCESS;
+}
+
+// cb_blocks lays out np blocks of n one after another.
+static void cb_blocks(int np, int n, int *counts, int *displs) {
+	for (int i = 0; i < np; i++) {
+		counts[i] = n;
+		displs[i] = i * n;
+	}
+}
+
+// The v forms build their counts and displacements once per call, as the
+// Go loops do, on the stack.
+#define CB_V(call)                                    \
+	int np;                                       \
+	MPI_Comm_size(MPI_COMM_WORLD, &np);           \
+	int counts[np], displs[np];                   \
+	cb_blocks(np, n, counts, displs);             \
+	LOOP(call)
+
+int cb_gatherv(const void *s, void *r, int n, int iters) {
+	CB_V(MPI_Gatherv(s, n, MPI_BYTE, r, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD));
+}
+
+int cb_allgatherv(const void *s, void *r, int n, int iters) {
+	CB_V(MPI_Allgatherv(s, n, MPI_BYTE, r, counts, displs, MPI_BYTE, MPI_COMM_WORLD));
+}
+
+int cb_alltoallv(const void *s, void *r, int n, int iters) {
+	CB_V(MPI_Alltoallv(s, counts, displs, MPI_BYTE, r, counts, displs, MPI_BYTE, MPI_COMM_WORLD));
+}
+
+int cb_reduce_scatter(const double *s, double *r, int n, int iters) {
+	CB_V(MPI_Reduce_scatter(s, r, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+}
+
+// The persistent collectives are MPI-4's MPI_*_init (MPICH 4); Open MPI 4.1
+// ships them as its extension MPIX_*_init in mpi-ext.h.
+#if MPI_VERSION >= 4
+#define CB_INIT(name) MPI_##name##_init
+#else
+#include <mpi-ext.h>
+#define CB_INIT(name) MPIX_##name##_init
+#endif
+
+cb_state *cb_state_new(void) {
+	cb_state *st = malloc(sizeof *st);
+	if (st == NULL) return NULL;
+	cb_plan none = {MPI_REQUEST_NULL, NULL, NULL, -1};
+	st->allreduce = st->bcast = none;
+	st->cart = MPI_COMM_NULL;
+	return st;
+}
+
+// cb_replan frees p's request unless it was made for s, r and n; it
+// returns whether p must be made (again).
+static int cb_replan(cb_plan *p, const void *s, void *r, int n, int *rc) {
+	*rc = MPI_SUCCESS;
+	if (p->req != MPI_REQUEST_NULL && p->s == s && p->r == r && p->n == n) return 0;
+	if (p->req != MPI_REQUEST_NULL) *rc = MPI_Request_free(&p->req);
+	p->s = s, p->r = r, p->n = n;
+	return *rc == MPI_SUCCESS;
+}
+
+// cb_start_wait runs iters starts of the persistent request q, each waited for.
+static int cb_start_wait(MPI_Request *q, int iters) {
+	for (int i = 0; i < iters; i++) {
+		int rc = MPI_Start(q);
+		if (rc == MPI_SUCCESS) rc = MPI_Wait(q, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS) return rc;
+	}
+	return MPI_SUCCESS;
+}
+
+int cb_allreduce_init(cb_state *st, const double *s, double *r, int n, int iters) {
+	int rc;
+	if (cb_replan(&st->allreduce, s, r, n, &rc))
+		rc = CB_INIT(Allreduce)(s, r, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &st->allreduce.req);
+	return rc != MPI_SUCCESS ? rc : cb_start_wait(&st->allreduce.req, iters);
+}
+
+int cb_bcast_init(cb_state *st, void *buf, int n, int iters) {
+	int rc;
+	if (cb_replan(&st->bcast, buf, buf, n, &rc))
+		rc = CB_INIT(Bcast)(buf, n, MPI_BYTE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &st->bcast.req);
+	return rc != MPI_SUCCESS ? rc : cb_start_wait(&st->bcast.req, iters);
+}
+
+int cb_neighbor_alltoall(cb_state *st, const void *s, void *r, int n, int iters) {
+	if (st->cart == MPI_COMM_NULL) {
+		int np, periodic = 1;
+		MPI_Comm_size(MPI_COMM_WORLD, &np);
+		int rc = MPI_Cart_create(MPI_COMM_WORLD, 1, &np, &periodic, 0, &st->cart);
+		if (rc != MPI_SUCCESS) return rc;
+	}
+	LOOP(MPI_Neighbor_alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, st->cart));
+}
+
+int cb_state_free(cb_state *st) {
+	int rc = MPI_SUCCESS, c;
+	cb_plan *plans[] = {&st->allreduce, &st->bcast};
+	for (int i = 0; i < 2; i++) {
+		if (plans[i]->req != MPI_REQUEST_NULL && (c = MPI_Request_free(&plans[i]->req)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = c;
+	}
+	if (st->cart != MPI_COMM_NULL && (c = MPI_Comm_free(&st->cart)) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = c;
+	free(st);
+	return rc;
 }
 
 void cb_error_string(int code, char *buf, int len) {

@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unsafe"
@@ -110,4 +111,79 @@ func (b *bench) cIbcast(size, iters int) error {
 
 func (b *bench) cIallreduce(size, iters int) error {
 	return cErr("MPI_Iallreduce/MPI_Wait", C.cb_iallreduce(f64Ptr(b.sf), f64Ptr(b.rf), C.int(elems(size)), C.int(iters)))
+}
+
+// The v forms' C side: the counts and displacements of the plain
+// collectives, size bytes (or elems(size) float64) per rank.
+
+func (b *bench) cGatherv(size, iters int) error {
+	return cErr("MPI_Gatherv", C.cb_gatherv(bytesPtr(b.sb), bytesPtr(b.rb), C.int(size), C.int(iters)))
+}
+
+func (b *bench) cAllgatherv(size, iters int) error {
+	return cErr("MPI_Allgatherv", C.cb_allgatherv(bytesPtr(b.sb), bytesPtr(b.rb), C.int(size), C.int(iters)))
+}
+
+func (b *bench) cAlltoallv(size, iters int) error {
+	return cErr("MPI_Alltoallv", C.cb_alltoallv(bytesPtr(b.sb), bytesPtr(b.rb), C.int(size), C.int(iters)))
+}
+
+func (b *bench) cReduceScatter(size, iters int) error {
+	return cErr("MPI_Reduce_scatter", C.cb_reduce_scatter(f64Ptr(b.sf), f64Ptr(b.rf), C.int(elems(size)), C.int(iters)))
+}
+
+// cState is the C loops' state between calls (cb_state in cloop.h).
+type cState C.cb_state
+
+// cstate is the C loops' state, made on the first call of a loop that
+// keeps something (the warm-up). The requests it keeps hold the bench's
+// buffers between calls, so they are pinned until closeC.
+func (b *bench) cstate() (*C.cb_state, error) {
+	if b.cs == nil {
+		st := C.cb_state_new()
+		if st == nil {
+			return nil, errors.New("the C loops' state: out of memory")
+		}
+		for _, p := range []unsafe.Pointer{bytesPtr(b.sb), bytesPtr(b.rb), unsafe.Pointer(f64Ptr(b.sf)), unsafe.Pointer(f64Ptr(b.rf))} {
+			b.cPins.Pin(p)
+		}
+		b.cs = (*cState)(st)
+	}
+	return (*C.cb_state)(b.cs), nil
+}
+
+// closeC releases the C loops' state: the requests and the grid they keep,
+// then the pins of the buffers.
+func (b *bench) closeC() error {
+	if b.cs == nil {
+		return nil
+	}
+	rc := C.cb_state_free((*C.cb_state)(b.cs))
+	b.cs = nil
+	b.cPins.Unpin()
+	return cErr("MPI_Request_free/MPI_Comm_free", rc)
+}
+
+func (b *bench) cAllreduceInit(size, iters int) error {
+	st, err := b.cstate()
+	if err != nil {
+		return err
+	}
+	return cErr("MPI_Allreduce_init/MPI_Start/MPI_Wait", C.cb_allreduce_init(st, f64Ptr(b.sf), f64Ptr(b.rf), C.int(elems(size)), C.int(iters)))
+}
+
+func (b *bench) cBcastInit(size, iters int) error {
+	st, err := b.cstate()
+	if err != nil {
+		return err
+	}
+	return cErr("MPI_Bcast_init/MPI_Start/MPI_Wait", C.cb_bcast_init(st, bytesPtr(b.sb), C.int(size), C.int(iters)))
+}
+
+func (b *bench) cNeighborAlltoall(size, iters int) error {
+	st, err := b.cstate()
+	if err != nil {
+		return err
+	}
+	return cErr("MPI_Neighbor_alltoall", C.cb_neighbor_alltoall(st, bytesPtr(b.sb), bytesPtr(b.rb), C.int(size), C.int(iters)))
 }

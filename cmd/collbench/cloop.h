@@ -31,6 +31,39 @@ int cb_iscatter(const void *s, void *r, int n, int iters);
 int cb_iallgather(const void *s, void *r, int n, int iters);
 int cb_ialltoall(const void *s, void *r, int n, int iters);
 
+// The v forms, with the counts and displacements of the plain collectives:
+// n elements per rank, the blocks one after another.
+int cb_gatherv(const void *s, void *r, int n, int iters);
+int cb_allgatherv(const void *s, void *r, int n, int iters);
+int cb_alltoallv(const void *s, void *r, int n, int iters);
+int cb_reduce_scatter(const double *s, double *r, int n, int iters);
+
+// cb_state is what the C loops keep from one call to the next, made on a
+// loop's first call (the warm-up, outside the timed region) and released
+// by cb_state_free: the persistent rows' requests, each with the arguments
+// it was made for (a call with others makes it again), and the grid of
+// NeighborAlltoall. The buffers of a kept request must stay where they are.
+typedef struct {
+	MPI_Request req;
+	const void *s;
+	void *r;
+	int n;
+} cb_plan;
+typedef struct {
+	cb_plan allreduce, bcast;
+	MPI_Comm cart;
+} cb_state;
+cb_state *cb_state_new(void);
+int cb_state_free(cb_state *st);
+
+// The persistent rows: MPI_Start and MPI_Wait per iteration of a request
+// made by MPI_Allreduce_init or MPI_Bcast_init (Open MPI 4.1: MPIX_).
+int cb_allreduce_init(cb_state *st, const double *s, double *r, int n, int iters);
+int cb_bcast_init(cb_state *st, void *buf, int n, int iters);
+// cb_neighbor_alltoall exchanges n bytes with each of the two neighbours on
+// a periodic ring of all ranks (a 1-D Cartesian grid).
+int cb_neighbor_alltoall(cb_state *st, const void *s, void *r, int n, int iters);
+
 // cb_error_string writes MPI's description of code into buf (len bytes).
 void cb_error_string(int code, char *buf, int len);
 

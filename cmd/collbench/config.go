@@ -84,14 +84,22 @@ PingPong (ranks 0 and 1 only) reports half the round trip; Stream (ranks 0
 and 1) the time per message of a stream of them from rank 0 to rank 1, in
 windows of 64 nonblocking sends (OSU's osu_bw). --model fits a LogGP model
 to both and predicts gocoll's algorithms from it. Reductions use
-float64 and MPI_SUM on max(1, size/8) elements; data movement uses bytes,
-size bytes per block (per rank for Gather, Scatter, Allgather, Alltoall).
-Root is rank 0. The rooted collectives' rows (Bcast, Reduce, Gather,
-Scatter, Ibcast, and gocoll's Broadcast, Scatter, Gather, Reduce with their
-NB, Seg, NoNo and Agg16 forms) also show the root's own latency (Go root)
-and its Go over its C (root Go/C), which the average over ranks hides: the
-CSV file has them as go_root_us and c_root_us, empty in the other rows.
-Nonblocking operations are started and waited for in each iteration.
+float64 and MPI_SUM on max(1, size/8) elements (per rank for
+ReduceScatterBlock and ReduceScatter); data movement uses bytes, size bytes
+per block (per rank for Gather, Scatter, Allgather, Alltoall and their v
+forms). Root is rank 0. The rooted collectives' rows (Bcast, Reduce,
+Gather, Scatter, Ibcast, Bcast_init, Gatherv, and gocoll's Broadcast,
+Scatter, Gather, Reduce with their NB, Seg, NoNo and Agg16 forms) also show
+the root's own latency (Go root) and its Go over its C (root Go/C), which
+the average over ranks hides: the CSV file has them as go_root_us and
+c_root_us, empty in the other rows. Nonblocking operations are started and
+waited for in each iteration. The persistent rows (Allreduce_init,
+Bcast_init) make their request once per size, in the warm-up, and start it
+and wait for it in each iteration. The v rows (Gatherv, Allgatherv,
+Alltoallv, ReduceScatter) pass equal counts and contiguous displacements,
+so that they compare with the plain rows. NeighborAlltoall exchanges size
+bytes with each of the two neighbours on a periodic ring of all ranks (a
+1-D Cartesian grid, made once).
 Buffers are allocated once and shared by the Go and the C loops. allocs/op
 is Go heap allocations per iteration on the worst rank.
 

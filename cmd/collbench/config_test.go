@@ -73,7 +73,7 @@ func TestCounts(t *testing.T) {
 
 func TestParseOps(t *testing.T) {
 	all := opNames()
-	if len(all) != 38 || all[0] != "PingPong" || all[1] != "Stream" || all[2] != "Barrier" || all[15] != "gocoll.Broadcast" || all[29] != "gocoll.Agg16.Broadcast" || all[32] != "gocoll.Seg.Broadcast" || all[34] != "gocoll.Tnp.Broadcast" {
+	if len(all) != 45 || all[0] != "PingPong" || all[1] != "Stream" || all[2] != "Barrier" || all[15] != "Allreduce_init" || all[21] != "NeighborAlltoall" || all[22] != "gocoll.Broadcast" || all[36] != "gocoll.Agg16.Broadcast" || all[39] != "gocoll.Seg.Broadcast" || all[41] != "gocoll.Tnp.Broadcast" {
 		t.Fatalf("opNames() = %v", all)
 	}
 	tnp := func(ops ...string) []string {
@@ -93,6 +93,8 @@ func TestParseOps(t *testing.T) {
 		{" Bcast , bcast ,", []string{"Bcast"}, 0},
 		{"reduce_scatter_block,ReduceScatterBlock", []string{"ReduceScatterBlock"}, 0},
 		{"pingpong,iallreduce", []string{"PingPong", "Iallreduce"}, 0},
+		{"allreduce_init,Bcast_Init,reduce_scatter,neighboralltoall", []string{"Allreduce_init", "Bcast_init", "ReduceScatter", "NeighborAlltoall"}, 0},
+		{"alltoallv,GATHERV,allgatherv", []string{"Gatherv", "Allgatherv", "Alltoallv"}, 0},
 		{"GOCOLL.exchange,gocoll.gatherallnb", []string{"gocoll.Exchange", "gocoll.GatherAllNB"}, 0},
 		{"gocoll.tnp.reduceallm,gocoll.TNP.Broadcast", tnp("Broadcast", "ReduceAllM"), 0},
 		// As printed, T spelled out: the same rows, and T is kept.

@@ -58,6 +58,13 @@ func entries(b *bench) []entry {
 		{name: "ReduceScatterBlock", sized: true, goLoop: b.goReduceScatterBlock, cLoop: b.cReduceScatterBlock},
 		{name: "Ibcast", sized: true, rooted: true, goLoop: b.goIbcast, cLoop: b.cIbcast},
 		{name: "Iallreduce", sized: true, goLoop: b.goIallreduce, cLoop: b.cIallreduce},
+		{name: "Allreduce_init", sized: true, goLoop: b.goAllreduceInit, cLoop: b.cAllreduceInit},
+		{name: "Bcast_init", sized: true, rooted: true, goLoop: b.goBcastInit, cLoop: b.cBcastInit},
+		{name: "Gatherv", sized: true, rooted: true, goLoop: b.goGatherv, cLoop: b.cGatherv},
+		{name: "Allgatherv", sized: true, goLoop: b.goAllgatherv, cLoop: b.cAllgatherv},
+		{name: "Alltoallv", sized: true, goLoop: b.goAlltoallv, cLoop: b.cAlltoallv},
+		{name: "ReduceScatter", sized: true, goLoop: b.goReduceScatter, cLoop: b.cReduceScatter},
+		{name: "NeighborAlltoall", sized: true, goLoop: b.goNeighborAlltoall, cLoop: b.cNeighborAlltoall},
 	}, slices.Concat(gocollEntries(b), aggregateEntries(b), segmentEntries(b), imagesEntries(b))...)
 }
 
@@ -290,6 +297,145 @@ func (b *bench) goIallreduce(size, iters int) error {
 			return err
 		}
 		if _, err := req.Wait(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// plan is a persistent request of a Go loop and the size it was made for:
+// made on the loop's first call at a size (the warm-up, outside the timed
+// region), kept for its later calls, freed by bench.close.
+type plan struct {
+	size int
+	req  *mpi.Request
+}
+
+// at returns p's request for size: the one kept, or a new one from mk,
+// after freeing one made for another size.
+func (p *plan) at(size int, mk func() (*mpi.Request, error)) (*mpi.Request, error) {
+	if p.req != nil && p.size == size {
+		return p.req, nil
+	}
+	if err := p.free(); err != nil {
+		return nil, err
+	}
+	req, err := mk()
+	if err != nil {
+		return nil, err
+	}
+	p.size, p.req = size, req
+	return req, nil
+}
+
+func (p *plan) free() error {
+	if p.req == nil {
+		return nil
+	}
+	err := p.req.Free()
+	p.req = nil
+	return err
+}
+
+// startWait runs iters starts of the persistent request r, each waited for.
+func startWait(r *mpi.Request, iters int) error {
+	for range iters {
+		if err := r.Start(); err != nil {
+			return err
+		}
+		if _, err := r.Wait(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) goAllreduceInit(size, iters int) error {
+	n := elems(size)
+	req, err := b.arPlan.at(size, func() (*mpi.Request, error) {
+		return mpi.AllreduceInit(b.comm, b.sf[:n], b.rf[:n], mpi.OpSum)
+	})
+	if err != nil {
+		return err
+	}
+	return startWait(req, iters)
+}
+
+func (b *bench) goBcastInit(size, iters int) error {
+	req, err := b.bcPlan.at(size, func() (*mpi.Request, error) { return b.comm.BcastInit(b.sb[:size], root) })
+	if err != nil {
+		return err
+	}
+	return startWait(req, iters)
+}
+
+// vBlocks are the v rows' counts and displacements: n elements per rank,
+// the blocks one after another, as in the plain collectives.
+func (b *bench) vBlocks(n int) (counts, displs []int) {
+	for i := range b.np {
+		b.counts[i], b.displs[i] = n, i*n
+	}
+	return b.counts, b.displs
+}
+
+func (b *bench) goGatherv(size, iters int) error {
+	c, s, r := b.comm, b.sb[:size], b.rb[:size*b.np]
+	counts, displs := b.vBlocks(size)
+	for range iters {
+		if err := c.Gatherv(s, r, counts, displs, root); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) goAllgatherv(size, iters int) error {
+	c, s, r := b.comm, b.sb[:size], b.rb[:size*b.np]
+	counts, displs := b.vBlocks(size)
+	for range iters {
+		if err := c.Allgatherv(s, r, counts, displs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) goAlltoallv(size, iters int) error {
+	c, s, r := b.comm, b.sb[:size*b.np], b.rb[:size*b.np]
+	counts, displs := b.vBlocks(size)
+	for range iters {
+		if err := c.Alltoallv(s, counts, displs, r, counts, displs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *bench) goReduceScatter(size, iters int) error {
+	n := elems(size)
+	c, s, r := b.comm, b.sf[:n*b.np], b.rf[:n]
+	counts, _ := b.vBlocks(n)
+	for range iters {
+		if err := mpi.ReduceScatter(c, s, r, counts, mpi.OpSum); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// goNeighborAlltoall exchanges size bytes with each neighbour on a
+// periodic ring of all ranks, the grid made on the first call.
+func (b *bench) goNeighborAlltoall(size, iters int) error {
+	if b.cart == nil {
+		cart, err := b.comm.CartCreate([]int{b.np}, []bool{true})
+		if err != nil {
+			return err
+		}
+		b.cart = cart
+	}
+	c, s, r := b.cart, b.sb[:2*size], b.rb[:2*size]
+	for range iters {
+		if err := mpi.NeighborAlltoall(c, s, r); err != nil {
 			return err
 		}
 	}
