@@ -52,8 +52,9 @@ func (m *mirror) Poll(d []uint64) ([]uint64, error) {
 	return d, nil
 }
 
-// BenchmarkMirror times a blocking ReduceAll (also in place) and Broadcast of 8 bytes,
-// called and as plans, on
+// BenchmarkMirror times a blocking ReduceAll (also in place), Broadcast,
+// GatherAll and GatherAllV of 8 bytes (per image), called, and the first two
+// as plans, on
 // node 0 of a mirror conduit: the executor's work per call, without
 // messages in flight.
 //
@@ -83,6 +84,21 @@ func BenchmarkMirror(b *testing.B) {
 	b.Run("Broadcast", func(b *testing.B) {
 		for b.Loop() {
 			if err := im.Broadcast(im.TeamAll(), bufs[:8], 0, bufs[8:], 8, f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("GatherAll", func(b *testing.B) {
+		for b.Loop() {
+			if err := im.GatherAll(im.TeamAll(), bufs[:16], bufs[:8], 8, f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	counts, displs := []int{8, 8}, []int{0, 8}
+	b.Run("GatherAllV", func(b *testing.B) {
+		for b.Loop() {
+			if err := im.GatherAllV(im.TeamAll(), bufs[:16], counts, displs, bufs[:8], f); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -68,10 +68,11 @@ lock=/tmp/gocoll-cpu.lock
 blocking=gocoll.Broadcast,gocoll.Scatter,gocoll.Gather,gocoll.GatherAll,gocoll.Exchange,gocoll.Reduce,gocoll.ReduceAll,gocoll.PrefixReduce
 nb=gocoll.BroadcastNB,gocoll.ScatterNB,gocoll.GatherNB,gocoll.GatherAllNB,gocoll.ExchangeNB,gocoll.ReduceAllNB
 one=$blocking,$nb
+planv=gocoll.Plan.Broadcast,gocoll.Plan.ReduceAll,gocoll.GatherV,gocoll.GatherAllV,gocoll.ExchangeV
 
 # The collbench command line of a part, as run and as printed in the doc.
 np2_args="--quiet"
-np4_args="--quiet --ops $one --min-size 64K --max-size 1M"
+np4_args="--quiet --ops $one,$planv --min-size 64K --max-size 1M"
 modes_ops=gocoll.Broadcast,gocoll.ReduceAll,gocoll.BroadcastNB
 modes_args="--quiet --ops $modes_ops --min-size 8 --max-size 64K --step 8192"
 modes="polling goroutine periodic checked"
@@ -204,6 +205,7 @@ EOF
 	md latency -ops "$blocking" -sizes 8,8K,1M "$f" | section np2-latency
 	md ratios -ops 'gocoll.Agg16.*,gocoll.NoNo.*,gocoll.Seg.*' "$f" | section np2-forms
 	md ratios -ops 'gocoll.*/*' -sizes 8,128K- -spread "$f" | section np2-images
+	md ratios -ops "$planv" -spread "$f" | section np2-planv
 }
 
 render_np4() {
@@ -236,6 +238,10 @@ render_aims() {
 		echo "- (c) np 2, blocking, 8 B, ≤ 1.1: $(md check -ops "$blocking" -sizes 8 -limit 1.1 "$f2")"
 		echo "- images per node, 8 B, ≤ 1.2: $(md check -ops 'gocoll.*/*' -sizes 8 -limit 1.2 "$f2")"
 		echo "- images per node, 64 KiB and up, ≤ 1: $(md check -ops 'gocoll.*/*' -sizes 64K- -limit 1 "$f2")"
+		echo "- plans, 8 B, ≤ 1.0 (native persistent): $(md check -ops 'gocoll.Plan.*' -sizes 8 -limit 1 "$f2")"
+		echo "- v-variants, np 2, 8 B, ≤ 1.1: $(md check -ops 'gocoll.GatherV,gocoll.GatherAllV,gocoll.ExchangeV' -sizes 8 -limit 1.1 "$f2")"
+		echo "- plans and v-variants, np 2, 64 KiB and up, ≤ 1.02: $(md check -ops "$planv" -sizes 64K- -limit 1.02 "$f2")"
+		echo "- plans and v-variants, np 4, 64 KiB and up, ≤ 1.1: $(md check -ops "$planv" -sizes 64K- -limit 1.1 "$f4")"
 	} | section aims
 }
 

@@ -34,6 +34,7 @@ type bench struct {
 	// grid, and the C loops' own (cstate), whose requests keep the
 	// buffers, pinned by cPins.
 	arPlan, bcPlan plan
+	gPlan          gocollPlan // the gocoll.Plan.* rows' (gocoll.go)
 	cart           *mpi.Comm
 	cs             *cState
 	cPins          runtime.Pinner
@@ -59,7 +60,7 @@ func newBench(c *mpi.Comm, maxSize int, yield bool) *bench {
 
 // close releases what the loops kept (collective: every rank calls it).
 func (b *bench) close() error {
-	err := errors.Join(b.arPlan.free(), b.bcPlan.free(), b.closeC())
+	err := errors.Join(b.arPlan.free(), b.bcPlan.free(), b.gPlan.free(), b.closeC())
 	if b.cart != nil {
 		err = errors.Join(err, b.cart.Free())
 		b.cart = nil

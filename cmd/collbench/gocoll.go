@@ -44,6 +44,13 @@ func gocollEntries(b *bench) []entry {
 		{name: "gocoll.ReduceAll", sized: true, goLoop: b.gReduceAll, cLoop: b.cAllreduce},
 		{name: "gocoll.ReduceAllNB", sized: true, goLoop: b.gReduceAllNB, cLoop: b.cIallreduce},
 		{name: "gocoll.PrefixReduce", sized: true, goLoop: b.gPrefixReduce, cLoop: b.cScan},
+		// plans (coll.Plan) against the native persistent collectives
+		{name: "gocoll.Plan.Broadcast", sized: true, rooted: true, goLoop: b.gPlanBroadcast, cLoop: b.cBcastInit},
+		{name: "gocoll.Plan.ReduceAll", sized: true, goLoop: b.gPlanReduceAll, cLoop: b.cAllreduceInit},
+		// the v-variants, with equal counts, against MPI's
+		{name: "gocoll.GatherV", sized: true, rooted: true, goLoop: b.gGatherV, cLoop: b.cGatherv},
+		{name: "gocoll.GatherAllV", sized: true, goLoop: b.gGatherAllV, cLoop: b.cAllgatherv},
+		{name: "gocoll.ExchangeV", sized: true, goLoop: b.gExchangeV, cLoop: b.cAlltoallv},
 	}
 	for i := range es {
 		es[i].drain = b.drain
@@ -202,4 +209,66 @@ func (b *bench) gPrefixReduce(size, iters int) error {
 	n := elems(size)
 	im, s, r := b.im, b.sf[:n], b.rf[:n]
 	return b.blocking(iters, func() error { return gocoll.PrefixReduce(im, r, s, gocoll.Sum) })
+}
+
+// gocollPlan is the plan of a gocoll.Plan.* row, made at its loop's first
+// call at a size (the warm-up) and kept for that size.
+type gocollPlan struct {
+	row  string
+	size int
+	p    *coll.Plan
+}
+
+// run runs the plan of row at size, made from call if it is not the one kept.
+func (gp *gocollPlan) run(b *bench, row string, size, iters int, call func() error) error {
+	if gp.p == nil || gp.row != row || gp.size != size {
+		if err := gp.free(); err != nil {
+			return err
+		}
+		p, err := b.im.NewPlan(call)
+		if err != nil {
+			return err
+		}
+		*gp = gocollPlan{row, size, p}
+	}
+	return b.blocking(iters, gp.p.Run)
+}
+
+func (gp *gocollPlan) free() error {
+	if gp.p == nil {
+		return nil
+	}
+	err := gp.p.Free()
+	gp.p = nil
+	return err
+}
+
+func (b *bench) gPlanBroadcast(size, iters int) error {
+	im := b.im
+	dst, src := b.bcastBufs(size)
+	return b.gPlan.run(b, "Broadcast", size, iters, func() error { return gocoll.Broadcast(im, dst, root, src) })
+}
+
+func (b *bench) gPlanReduceAll(size, iters int) error {
+	n := elems(size)
+	im, s, r := b.im, b.sf[:n], b.rf[:n]
+	return b.gPlan.run(b, "ReduceAll", size, iters, func() error { return gocoll.ReduceAll(im, r, s, gocoll.Sum) })
+}
+
+func (b *bench) gGatherV(size, iters int) error {
+	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size], b.rb[:size*b.np]
+	counts, displs := b.vBlocks(size)
+	return b.blocking(iters, func() error { return im.GatherV(t, root, r, counts, displs, s, myMy) })
+}
+
+func (b *bench) gGatherAllV(size, iters int) error {
+	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size], b.rb[:size*b.np]
+	counts, displs := b.vBlocks(size)
+	return b.blocking(iters, func() error { return im.GatherAllV(t, r, counts, displs, s, myMy) })
+}
+
+func (b *bench) gExchangeV(size, iters int) error {
+	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size*b.np], b.rb[:size*b.np]
+	counts, displs := b.vBlocks(size)
+	return b.blocking(iters, func() error { return im.ExchangeV(t, r, counts, displs, s, counts, displs, myMy) })
 }

@@ -155,18 +155,29 @@ func (a *callArgs) extents(name string, b []byte, counts, displs []int, unit int
 	if !dest {
 		return
 	}
-	order := a.order(counts, displs)
-	for i := 1; i < len(order); i++ {
-		p, q := order[i-1], order[i]
-		if displs[p]+counts[p] > displs[q] {
-			a.err = fmt.Errorf("%w: %s blocks of ranks %d and %d", plan.ErrOverlap, name, p, q)
-			return
-		}
+	if p, q := overlapping(counts, displs); p >= 0 {
+		a.err = fmt.Errorf("%w: %s blocks of ranks %d and %d", plan.ErrOverlap, name, p, q)
 	}
 }
 
-// order is the ranks with a positive count, by displacement.
-func (a *callArgs) order(counts, displs []int) []int {
+// overlapping returns two ranks whose blocks (those with a positive
+// count) overlap, or -1, -1. Blocks in rank order, the common layout, are
+// seen in one pass; others are sorted by displacement.
+func overlapping(counts, displs []int) (p, q int) {
+	prev, sorted := -1, true
+	for r, c := range counts {
+		if c == 0 {
+			continue
+		}
+		if prev >= 0 && displs[prev]+counts[prev] > displs[r] {
+			sorted = false
+			break
+		}
+		prev = r
+	}
+	if sorted {
+		return -1, -1
+	}
 	o := make([]int, 0, len(counts))
 	for r, c := range counts {
 		if c > 0 {
@@ -174,5 +185,10 @@ func (a *callArgs) order(counts, displs []int) []int {
 		}
 	}
 	slices.SortFunc(o, func(p, q int) int { return displs[p] - displs[q] })
-	return o
+	for i := 1; i < len(o); i++ {
+		if p, q := o[i-1], o[i]; displs[p]+counts[p] > displs[q] {
+			return p, q
+		}
+	}
+	return -1, -1
 }
