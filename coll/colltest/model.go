@@ -150,6 +150,7 @@ type mop struct {
 	form   Form
 	nb     bool
 	plan   bool // made as a plan (coll.Plan), then started
+	v      bool // a data-movement op other than broadcast, in a single-address form: made by its v-variant
 	seed   uint64
 }
 
@@ -163,6 +164,9 @@ func (o *mop) String() string {
 	nb := "blocking"
 	if o.nb {
 		nb = "NB"
+	}
+	if o.v {
+		nb += " v"
 	}
 	if o.plan {
 		nb += " plan"
@@ -372,6 +376,8 @@ func draw(g *rand.Rand, i int, onePerNode bool, teams, maxBlock int) *mop {
 		o.sl, o.count = coll.Cyclic, 0
 	}
 	o.plan = g.IntN(4) == 0
+	o.v = g.IntN(3) == 0 && o.kind < len(kinds) && kinds[o.kind].name != "broadcast" &&
+		(o.form == EveryImage || o.form == RepresentativeSingle)
 	return o
 }
 
@@ -600,6 +606,39 @@ func blocking(im *coll.Image, t *images.Team, o *mop, root int, dst, src []byte,
 	return im.Exchange(t, dst, src, o.n, o.f)
 }
 
+// vCall makes o's call, a single-address data-movement one, by its
+// v-variant, with o.n bytes for every rank in rank order: the same data
+// movement, by the v-variants' checks and schedules; in the blocking form
+// if blocking.
+func vCall(im *coll.Image, t *images.Team, o *mop, root int, dst, src []byte, blocking bool) (gsync.Handle, error) {
+	P := t.Size()
+	counts, displs := make([]int, P), make([]int, P)
+	for r := range P {
+		counts[r], displs[r] = o.n, r*o.n
+	}
+	var h gsync.Handle
+	var err error
+	switch name := kinds[o.kind].name; {
+	case name == "scatter" && blocking:
+		err = im.ScatterV(t, dst, root, src, counts, displs, o.f)
+	case name == "scatter":
+		h, err = im.ScatterVNB(t, dst, root, src, counts, displs, o.f)
+	case name == "gather" && blocking:
+		err = im.GatherV(t, root, dst, counts, displs, src, o.f)
+	case name == "gather":
+		h, err = im.GatherVNB(t, root, dst, counts, displs, src, o.f)
+	case name == "gather_all" && blocking:
+		err = im.GatherAllV(t, dst, counts, displs, src, o.f)
+	case name == "gather_all":
+		h, err = im.GatherAllVNB(t, dst, counts, displs, src, o.f)
+	case blocking:
+		err = im.ExchangeV(t, dst, counts, displs, src, counts, displs, o.f)
+	default:
+		h, err = im.ExchangeVNB(t, dst, counts, displs, src, counts, displs, o.f)
+	}
+	return h, err
+}
+
 // start calls p's operation in its form, or makes a plan of that call
 // and starts it.
 func (m *modelImage) start(p *pending) (gsync.Handle, error) {
@@ -624,6 +663,9 @@ func (m *modelImage) call(p *pending) (gsync.Handle, error) {
 	if o.form == EveryImage || o.form == RepresentativeSingle {
 		dst, src := p.dst[0], p.src[0]
 		sl, dl := layoutOn(o.sl, P), layoutOn(o.dl, P)
+		if o.v {
+			return vCall(im, t, o, p.root, dst, src, !o.nb && m.nd.Images() == 1)
+		}
 		if !o.nb && m.nd.Images() == 1 {
 			// The blocking form itself, not NB and Wait: on a node of
 			// one image it may run its schedule alone (package coll's
