@@ -108,6 +108,19 @@ func TestPlanMisuse(t *testing.T) {
 		if err := p.Free(); !errors.Is(err, coll.ErrPlanFreed) {
 			return fmt.Errorf("Free after Free: %v", err)
 		}
+		// A plan of a Barrier.
+		pb, err := im.NewPlan(func() error { return im.Barrier(tm) })
+		if err != nil {
+			return err
+		}
+		for range 3 {
+			if err := pb.Run(); err != nil {
+				return fmt.Errorf("a Barrier's plan: %w", err)
+			}
+		}
+		if err := pb.Free(); err != nil {
+			return err
+		}
 		var nilPlan *coll.Plan
 		if err := nilPlan.Run(); !errors.Is(err, coll.ErrNotInitialized) {
 			return fmt.Errorf("nil plan: %v", err)
