@@ -147,6 +147,14 @@
 // its end on the calling goroutine, with no handle; its peers may run the
 // same call through their handles.
 //
+// # Counts per rank
+//
+// The v-variants (GatherV, ScatterV, GatherAllV, ExchangeV: MPI's
+// Gatherv, Scatterv, Allgatherv, Alltoallv) move a block of its own length
+// per rank, and the reduce-scatters (ReduceScatterOf, ReduceScatterBlockOf)
+// give each rank its counts of the lane-by-lane fold; see GatherV and
+// ReduceScatter.
+//
 // # Plans
 //
 // A Plan (NewPlan) is one call of any collective, in any form, made once

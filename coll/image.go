@@ -96,8 +96,9 @@ type InitFlags uint32
 // value is not initialized: every collective on it returns
 // ErrNotInitialized.
 type Image struct {
-	c     *core.Image
-	typed typedEntry // its last typed reduction's entry found by entryFor (typed_reduce.go)
+	c      *core.Image
+	typed  typedEntry // its last typed reduction's entry found by entryFor (typed_reduce.go)
+	blocks []int      // ReduceScatterBlockOf's counts (reducescatter.go)
 }
 
 // core is the image's state; a nil or zero Image has a zero one, on which

@@ -275,9 +275,10 @@ func TestPlanAggregate(t *testing.T) {
 	}
 }
 
-// TestVCalls runs colltest.VCalls in-process, under -race with message
+// TestVCalls runs colltest.VCalls and colltest.ReduceScatters in-process, under -race with message
 // delays, from 1 to 16 nodes of one image and on nodes of several images
-// (AllThreads), on the whole team and on a team without image 0.
+// (AllThreads), on the whole team, on a team whose ranks interleave the
+// nodes, and on a team without image 0.
 func TestVCalls(t *testing.T) {
 	for _, per := range [][]int{{1}, {1, 1}, {1, 1, 1, 1, 1}, slices.Repeat([]int{1}, 16), {2, 2}, {3}, {3, 1, 2}} {
 		for _, mode := range []gsync.Flags{gsync.InMySync | gsync.OutMySync, gsync.InAllSync | gsync.OutAllSync, gsync.InNoSync | gsync.OutMySync} {
@@ -289,8 +290,17 @@ func TestVCalls(t *testing.T) {
 				err := colltest.RunImages(per, colltest.Options{MaxDelay: 20 * time.Microsecond}, coll.Options{}, table, time.Minute,
 					func(im *coll.Image, _ *colltest.Node) error {
 						tm := im.TeamAll()
-						if err := colltest.VCalls(im, tm, f, 8); err != nil {
+						if err := errors.Join(colltest.VCalls(im, tm, f, 8), colltest.ReduceScatters(im, tm, f, 6)); err != nil {
 							return err
+						}
+						// Ranks interleaved across the nodes (not node-major).
+						me := im.ImageNum()
+						mixed, err := im.Split(tm, 0, me%2*1000+me)
+						if err != nil {
+							return err
+						}
+						if err := errors.Join(colltest.VCalls(im, mixed, f, 4), colltest.ReduceScatters(im, mixed, f, 4)); err != nil {
+							return fmt.Errorf("interleaved ranks: %w", err)
 						}
 						if tm.Size() < 3 {
 							return nil
@@ -303,7 +313,7 @@ func TestVCalls(t *testing.T) {
 						if err != nil || sub == nil {
 							return err
 						}
-						return colltest.VCalls(im, sub, f, 8)
+						return errors.Join(colltest.VCalls(im, sub, f, 8), colltest.ReduceScatters(im, sub, f, 6))
 					})
 				if err != nil {
 					t.Fatal(err)
@@ -321,9 +331,10 @@ func TestVCalls(t *testing.T) {
 func TestVCallsMisuse(t *testing.T) {
 	const P = 3
 	f := gsync.InMySync | gsync.OutMySync | gsync.Local
-	err := colltest.Run(P, colltest.Options{}, coll.Options{}, time.Minute, func(im *coll.Image) error {
+	err := colltest.RunImages([]int{1, 1, 1}, colltest.Options{}, coll.Options{}, table, time.Minute, func(im *coll.Image, _ *colltest.Node) error {
 		tm := im.TeamAll()
 		dst, src := make([]byte, 64), make([]byte, 8)
+		vec := make([]byte, 48)
 		for _, c := range []struct {
 			name string
 			err  error
@@ -341,6 +352,12 @@ func TestVCallsMisuse(t *testing.T) {
 			{"a bad root", im.GatherV(tm, 3, dst, []int{1, 1, 1}, []int{0, 2, 4}, src, f), coll.ErrRoot},
 			{"ExchangeV's send blocks out of src", im.ExchangeV(tm, dst, []int{1, 1, 1}, []int{0, 1, 2}, src, []int{1, 1, 1}, []int{0, 1, 8}, f), coll.ErrCounts},
 			{"ExchangeV's blocks overlapping", im.ExchangeV(tm, dst, []int{2, 2, 2}, []int{0, 1, 4}, src, []int{1, 1, 1}, []int{0, 1, 2}, f), coll.ErrOverlap},
+			{"ReduceScatter's counts summing to 0", im.ReduceScatter(tm, dst, vec, []int{0, 0, 0}, 8, fnSumI64, 0, f), coll.ErrCounts},
+			{"ReduceScatter's negative count", im.ReduceScatter(tm, dst, vec, []int{2, -1, 2}, 8, fnSumI64, 0, f), coll.ErrCounts},
+			{"ReduceScatter's function of whole elements", im.ReduceScatter(tm, dst, vec, []int{1, 1, 1}, 8, fnMat2, 0, f), coll.ErrElemSize},
+			{"ReduceScatter's short source", im.ReduceScatter(tm, dst, vec, []int{2, 2, 3}, 8, fnSumI64, 0, f), coll.ErrShortBuffer},
+			{"ReduceScatter's destination in its source", im.ReduceScatter(tm, vec[8:], vec[:24], []int{1, 1, 1}, 8, fnSumI64, 0, f), coll.ErrOverlap},
+			{"ReduceScatterBlockOf's nil team", coll.ReduceScatterBlockOf(im, nil, []int64{0}, []int64{1, 2, 3}, coll.Sum, f), coll.ErrTeam},
 		} {
 			if !errors.Is(c.err, c.want) {
 				return fmt.Errorf("%s: %v, want %v", c.name, c.err, c.want)

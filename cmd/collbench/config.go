@@ -108,7 +108,9 @@ the native collective. The gocoll.Plan.* rows start a plan (coll.Plan, made
 in the warm-up) against the native persistent collective (MPI_Start and
 MPI_Wait of MPI_Bcast_init or MPI_Allreduce_init); gocoll.GatherV,
 gocoll.GatherAllV and gocoll.ExchangeV have equal counts, against
-MPI_Gatherv, MPI_Allgatherv and MPI_Alltoallv. The gocoll.Tnp.* rows put T = np images (goroutines)
+MPI_Gatherv, MPI_Allgatherv and MPI_Alltoallv; gocoll.ReduceScatter is
+ReduceScatterOf of size bytes of float64 per rank, against
+MPI_Reduce_scatter. The gocoll.Tnp.* rows put T = np images (goroutines)
 on ONE process against those rows' one image on each of np processes, the
 same number of images: rank 0 runs them alone, on a conduit over
 MPI_COMM_SELF, while the other ranks sleep, so their Go min/avg/max are rank

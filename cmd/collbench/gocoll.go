@@ -51,6 +51,7 @@ func gocollEntries(b *bench) []entry {
 		{name: "gocoll.GatherV", sized: true, rooted: true, goLoop: b.gGatherV, cLoop: b.cGatherv},
 		{name: "gocoll.GatherAllV", sized: true, goLoop: b.gGatherAllV, cLoop: b.cAllgatherv},
 		{name: "gocoll.ExchangeV", sized: true, goLoop: b.gExchangeV, cLoop: b.cAlltoallv},
+		{name: "gocoll.ReduceScatter", sized: true, goLoop: b.gReduceScatter, cLoop: b.cReduceScatter},
 	}
 	for i := range es {
 		es[i].drain = b.drain
@@ -271,4 +272,11 @@ func (b *bench) gExchangeV(size, iters int) error {
 	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size*b.np], b.rb[:size*b.np]
 	counts, displs := b.vBlocks(size)
 	return b.blocking(iters, func() error { return im.ExchangeV(t, r, counts, displs, s, counts, displs, myMy) })
+}
+
+func (b *bench) gReduceScatter(size, iters int) error {
+	n := elems(size)
+	im, t, s, r := b.im, b.im.TeamAll(), b.sf[:n*b.np], b.rf[:n]
+	counts, _ := b.vBlocks(n)
+	return b.blocking(iters, func() error { return coll.ReduceScatterOf(im, t, r, s, counts, coll.Sum, myMy) })
 }

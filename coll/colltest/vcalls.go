@@ -226,3 +226,100 @@ func vExchange(im *coll.Image, t *images.Team, f gsync.Flags, nb, typed bool, me
 	}
 	return checkBlocks("ExchangeV", dst, rc, rd, func(i, e int) int32 { return vVal(step, i, me, e) })
 }
+
+// affine composes affine maps x -> a[0]x + a[1] (left first): associative,
+// not commutative, so a fold out of rank order shows.
+var affine = coll.OpOf(func(a, b [2]int64) [2]int64 { return [2]int64{a[0] * b[0], a[1]*b[0] + b[1]} }, false)
+
+// ReduceScatters runs the reduce-scatters steps times on team t: a sum of
+// int64 and a non-commutative fold of affine maps, with counts that change
+// from step to step (zeros included), and ReduceScatterBlockOf; blocking
+// and NB in turn. Each image's part is checked against the serial fold,
+// and the element after it against being written.
+func ReduceScatters(im *coll.Image, t *images.Team, f gsync.Flags, steps int) error {
+	P, me := t.Size(), t.Rank(im.ImageNum())
+	for step := range steps {
+		nb := step%2 == 1
+		counts := vCounts(P, step)
+		if slices.Max(counts) == 0 {
+			counts[0] = 1
+		}
+		total, at := 0, 0
+		for r, c := range counts {
+			if r == me {
+				at = total
+			}
+			total += c
+		}
+		// a sum of int64
+		val := func(r, i int) int64 { return int64(step*1000 + r*10 + i) }
+		src := make([]int64, total)
+		for i := range src {
+			src[i] = val(me, i)
+		}
+		dst := make([]int64, counts[me]+1)
+		dst[counts[me]] = vGap
+		var err error
+		if nb {
+			err = vWait(coll.ReduceScatterOfNB(im, t, dst, src, counts, coll.Sum, f))
+		} else {
+			err = coll.ReduceScatterOf(im, t, dst, src, counts, coll.Sum, f)
+		}
+		if err != nil {
+			return fmt.Errorf("step %d: ReduceScatterOf sum: %w", step, err)
+		}
+		want := make([]int64, counts[me]+1)
+		want[counts[me]] = vGap
+		for i := range counts[me] {
+			for r := range P {
+				want[i] += val(r, at+i)
+			}
+		}
+		if !slices.Equal(dst, want) {
+			return fmt.Errorf("step %d: ReduceScatterOf sum (counts %v): %v, want %v", step, counts, dst, want)
+		}
+		// a fold of affine maps, in rank order
+		aff := func(r, i int) [2]int64 { return [2]int64{int64(r%3 + 1), int64(step + r*7 + i)} }
+		asrc := make([][2]int64, total)
+		for i := range asrc {
+			asrc[i] = aff(me, i)
+		}
+		adst := make([][2]int64, counts[me])
+		if nb {
+			err = vWait(coll.ReduceScatterOfNB(im, t, adst, asrc, counts, affine, f))
+		} else {
+			err = coll.ReduceScatterOf(im, t, adst, asrc, counts, affine, f)
+		}
+		if err != nil {
+			return fmt.Errorf("step %d: ReduceScatterOf affine: %w", step, err)
+		}
+		for i := range counts[me] {
+			w := aff(0, at+i)
+			for r := 1; r < P; r++ {
+				b := aff(r, at+i)
+				w = [2]int64{w[0] * b[0], w[1]*b[0] + b[1]}
+			}
+			if adst[i] != w {
+				return fmt.Errorf("step %d: ReduceScatterOf affine (counts %v) lane %d: %v, want %v", step, counts, i, adst[i], w)
+			}
+		}
+		// equal blocks
+		bsrc, bdst := make([]int64, 2*P), make([]int64, 2)
+		for i := range bsrc {
+			bsrc[i] = val(me, i)
+		}
+		if err := coll.ReduceScatterBlockOf(im, t, bdst, bsrc, coll.Sum, f); err != nil {
+			return fmt.Errorf("step %d: ReduceScatterBlockOf: %w", step, err)
+		}
+		for i := range 2 {
+			var w int64
+			for r := range P {
+				w += val(r, 2*me+i)
+			}
+			if bdst[i] != w {
+				return fmt.Errorf("step %d: ReduceScatterBlockOf lane %d: %d, want %d", step, i, bdst[i], w)
+			}
+		}
+	}
+	return nil
+}

@@ -12,7 +12,7 @@ import (
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
-// TestVCallsMPI runs colltest.VCalls under mpirun with one, two, four and
+// TestVCallsMPI runs colltest.VCalls and colltest.ReduceScatters under mpirun with one, two, four and
 // an uneven number of images per rank.
 func TestVCallsMPI(t *testing.T) {
 	for _, per := range tables(mpi.World().Size()) {
@@ -22,7 +22,7 @@ func TestVCallsMPI(t *testing.T) {
 				f |= gsync.AllThreads
 			}
 			err := runImages(per, coll.Options{}, func(im *coll.Image, nd *colltest.Node) error {
-				return errors.Join(colltest.VCalls(im, im.TeamAll(), f, 8), im.Close())
+				return errors.Join(colltest.VCalls(im, im.TeamAll(), f, 8), colltest.ReduceScatters(im, im.TeamAll(), f, 6), im.Close())
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -32,7 +32,8 @@ func TestVCallsMPI(t *testing.T) {
 }
 
 // TestVCallsMatchNativeMPI compares the v-variants with MPI_Gatherv,
-// MPI_Scatterv, MPI_Allgatherv and MPI_Alltoallv on the same uneven counts
+// MPI_Scatterv, MPI_Allgatherv and MPI_Alltoallv, and ReduceScatterOf with
+// MPI_Reduce_scatter, on the same uneven counts
 // (zeros included) and displacements with gaps, blocks in reverse order.
 func TestVCallsMatchNativeMPI(t *testing.T) {
 	im := typedImage(t)
@@ -120,4 +121,22 @@ func TestVCallsMatchNativeMPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	same("ExchangeV", g, m)
+	// ReduceScatterOf and MPI_Reduce_scatter: integers in float64, so
+	// that any order of the additions gives the same sum.
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	vec := make([]float64, total)
+	for i := range vec {
+		vec[i] = float64(me*100 + i)
+	}
+	g, m = fresh(counts[me]), fresh(counts[me])
+	if err := coll.ReduceScatterOf(im, tm, g, vec, counts, coll.Sum, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := mpi.ReduceScatter(w, vec, m, counts, mpi.OpSum); err != nil {
+		t.Fatal(err)
+	}
+	same("ReduceScatter", g, m)
 }

@@ -360,6 +360,91 @@ func ReduceSched(g Geom, t Tree, rd Reducer, d Dist, dstImg int, dst []byte, src
 	return []Round{r0, r1}
 }
 
+// foldInOrder is the computation that folds pieces (two or more, by node
+// rank, each len(out) bytes) in rank order into out (client memory when
+// client). Intermediate folds alternate between two buffers of the
+// schedule (none with two nodes, one with three), not allocated at each run.
+func (g Geom) foldInOrder(rd Reducer, pieces [][]byte, out []byte, client bool) CopyOp {
+	n, last := len(out), len(pieces)-1
+	var bufs [2][]byte
+	for q := 1; q < last && q < 3; q++ {
+		bufs[q%2] = g.Buf(n)
+	}
+	return compute(true, client, func() {
+		acc := pieces[0]
+		for q := 1; q <= last; q++ {
+			o := out
+			if q < last {
+				o = bufs[q%2]
+			}
+			rd.Call(o, acc, pieces[q], n)
+			acc = o
+		}
+	})
+}
+
+// ReduceScatterSched: every image gets its part (counts[rank] lanes of
+// lane bytes) of the fold of the images' vectors, one element of
+// rd.ElemSize bytes per image (Cyclic), in a node-major team. Each node
+// folds its members' vectors (ownPartials), sends every other node the
+// lanes of that node's members, and folds the pieces it receives in node
+// rank order: so every image's part is computed once, by its node, in
+// rank order, and moves once. The node's fold lands in its only member's
+// destination, or in an internal buffer from which each member's part is
+// copied.
+func ReduceScatterSched(g Geom, rd Reducer, d Dist, counts []int, lane int, dsts, src [][]byte) []Round {
+	at := make([]int, len(counts)+1) // bytes before rank r's lanes
+	for r, c := range counts {
+		at[r+1] = at[r] + c*lane
+	}
+	chunk := func(q int) (lo, hi int) { // node rank q's members are consecutive ranks
+		mem := g.Team.Members(q)
+		return at[mem[0]], at[mem[len(mem)-1]+1]
+	}
+	sh := shape{Rows: 1, es: rd.ElemSize, Dense: true}
+	v, r0copies, _ := rd.ownPartials(g, sh, d, src, nil)
+	own := v.elem(0)
+	r0 := Round{Copies: r0copies}
+	myLo, myHi := chunk(g.Me)
+	n := myHi - myLo
+	one := len(g.Mem) == 1
+	mine := g.Buf(n)
+	if one {
+		mine = dsts[0][:n]
+	}
+	pieces := make([][]byte, g.P)
+	pieces[g.Me] = own[myLo:myHi]
+	for i := 1; i < g.P; i++ {
+		from, to := (g.Me-i+g.P)%g.P, (g.Me+i)%g.P
+		if n > 0 {
+			pieces[from] = g.Buf(n)
+			r0.Recvs = append(r0.Recvs, Xfer{g.node(from), 0, pieces[from], false})
+		}
+		if lo, hi := chunk(to); hi > lo {
+			r0.Sends = append(r0.Sends, Xfer{g.node(to), 0, own[lo:hi], r0copies == nil})
+		}
+	}
+	var r1 Round
+	switch {
+	case n == 0:
+	case g.P == 1:
+		r1.Copies = append(r1.Copies, Copy(mine, pieces[0], one))
+	default:
+		r1.Copies = append(r1.Copies, g.foldInOrder(rd, pieces, mine, one))
+	}
+	rs := []Round{r0, r1}
+	if !one {
+		var r2 Round
+		for k, r := range g.Mem {
+			if counts[r] > 0 {
+				r2.Copies = append(r2.Copies, Copy(dsts[k][:counts[r]*lane], mine[at[r]-myLo:at[r+1]-myLo], true))
+			}
+		}
+		rs = append(rs, r2)
+	}
+	return rs
+}
+
 // ReduceAllSched: every image gets the fold. Elements are exchanged whole
 // (recursive doubling), or, with split (select.go: large elements) and
 // where they can be split, by a reduce-scatter and a gather_all. The
@@ -512,26 +597,8 @@ func reduceScatterGatherSched(g Geom, rd Reducer, d Dist, dst []byte, src [][]by
 		r0.Sends = append(r0.Sends, Xfer{g.node(to), 0, own[lo:hi], r0copies == nil})
 	}
 	pieces[me] = own[myLo:myHi]
-	// Intermediate folds alternate between two buffers of the schedule
-	// (none with two nodes, one with three), not allocated at each run.
-	n := myHi - myLo
-	var bufs [2][]byte
-	for q := 1; q < g.P-1 && q < 3; q++ {
-		bufs[q%2] = g.Buf(n)
-	}
 	var r1 Round
-	r1.Copies = append(r1.Copies, compute(true, true, func() {
-		// Fold in rank order, alternating two buffers, the last step into dst.
-		acc := pieces[0]
-		for q := 1; q < g.P; q++ {
-			out := mine
-			if q < g.P-1 {
-				out = bufs[q%2]
-			}
-			rd.Call(out, acc, pieces[q], n)
-			acc = out
-		}
-	}))
+	r1.Copies = append(r1.Copies, g.foldInOrder(rd, pieces, mine, true))
 	for i := 1; i < g.P; i++ {
 		from := (me - i + g.P) % g.P
 		lo, hi := chunk(from)

@@ -29,6 +29,9 @@ func (n *node) Build(g alg.Geom, c *plan.Call) []alg.Round {
 	case plan.GatherV, plan.ScatterV, plan.GatherAllV, plan.ExchangeV:
 		return n.buildV(g, c)
 	}
+	if k.Kind == plan.ReduceScatter {
+		return n.buildReduceScatter(g, c)
+	}
 	src, snaps := inPlaceSources(g, c)
 	if snaps == nil {
 		return n.buildReduction(g, c)
@@ -75,6 +78,36 @@ func (n *node) SizeChoice(k *plan.Key, P int) int {
 		return int(n.gatherAllAlgo(P, max(1, k.N/k.Team.Size())))
 	}
 	return 0
+}
+
+// buildReduceScatter is the schedule of a reduce-scatter: its own in a
+// node-major team; elsewhere (a node's members' parts would not be one
+// run of the vector) the fold as ReduceAll makes it into an internal
+// buffer, and each member's part copied from it.
+func (n *node) buildReduceScatter(g alg.Geom, c *plan.Call) []alg.Round {
+	k := &c.Key
+	counts := c.V[0].Counts
+	lane := k.ElemSize / plan.Total(counts)
+	sd := alg.Dist{Layout: k.SrcLayout, P: g.Team.Size(), Count: k.Count}
+	if g.Team.NodeMajor() {
+		return alg.ReduceScatterSched(g, n.reducerOf(k), sd, counts, lane, c.Dst, c.Src)
+	}
+	all := g.Buf(k.ElemSize)
+	in := plan.Call{Key: *k, Src: c.Src, Dst: make([][]byte, len(c.Dst))}
+	in.Key.Kind = plan.ReduceAll
+	for m := range in.Dst {
+		in.Dst[m] = all
+	}
+	rs := n.buildReduction(g, &in)
+	var parts alg.Round
+	at := 0
+	for r, cnt := range counts {
+		if m := g.Member(r); m >= 0 && cnt > 0 {
+			parts.Copies = append(parts.Copies, alg.Copy(c.Dst[m][:cnt*lane], all[at:at+cnt*lane], true))
+		}
+		at += cnt * lane
+	}
+	return append(rs, parts)
 }
 
 // buildReduction is the schedule of a computational collective.

@@ -192,3 +192,44 @@ func overlapping(counts, displs []int) (p, q int) {
 	}
 	return -1, -1
 }
+
+// ReduceScatter checks a reduce-scatter: every image's src is a vector of
+// the counts' total elements of es bytes, folded lane by lane by function
+// fn (one element of the whole vector per image, Cyclic, as the typed
+// reductions' shape), and rank r gets counts[r] elements of the fold. The
+// schedules split the vectors between images, so fn must combine elements
+// one by one: lanes says the typed layer's elements are (its operations
+// fold lane by lane), else fn's entry must combine scalars one by one (its
+// Scalar) and es be a whole number of them.
+func (im *Image) ReduceScatter(t *images.Team, dst, src []byte, counts []int, es, fn, arg int, f gsync.Flags, nb, lanes bool) (engine.Handle, error) {
+	var a callArgs
+	total := im.vArgs(&a, plan.ReduceScatter, t, 0, es, counts, f, nb)
+	if a.err == nil {
+		e, _ := im.n.entry(fn)
+		switch {
+		case e.Fn == nil:
+			a.err = fmt.Errorf("%w: %d, table of %d", ErrFunction, fn, len(im.n.fns))
+		case !lanes && (e.Scalar <= 0 || es%e.Scalar != 0):
+			a.err = fmt.Errorf("%w: a reduce-scatter splits the vectors, so its function must combine scalars one by one (entry %d has Scalar %d, elements of %d bytes)", ErrElemSize, fn, e.Scalar, es)
+		case total == 0:
+			a.err = fmt.Errorf("%w: the counts sum to 0", ErrCounts)
+		}
+	}
+	// the key of a computational collective: one element of the whole
+	// vector per image
+	k := &a.Key
+	k.N, k.ElemSize, k.Count, k.Fn, k.Arg, k.SrcLayout = 0, total*es, a.P, fn, arg, alg.Cyclic
+	a.es = total * es
+	lo, hi := a.members()
+	for m := lo; m < hi && a.err == nil; m++ {
+		r := a.tn.Mem[m]
+		a.V[m] = plan.VArgs{Counts: counts}
+		a.Dst[m], a.Src[m] = dst, src
+		a.need("src", m, src, total*es, true)
+		a.need("dst", m, dst, counts[r]*es, counts[r] > 0)
+		if a.err == nil {
+			a.disjoint(dst[:counts[r]*es], src[:total*es], true, false)
+		}
+	}
+	return im.run(&a)
+}

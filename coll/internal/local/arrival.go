@@ -151,7 +151,7 @@ func (as *Arrivals) newArrival(key plan.Key, members int) *arrival {
 	}
 	rec.c.Dst, rec.c.Src = rec.c.Dst[:members], rec.c.Src[:members]
 	rec.c.V = nil
-	if key.Kind.IsV() {
+	if key.Kind.Counted() {
 		if cap(rec.vs) < members {
 			rec.vs = make([]plan.VArgs, members)
 		}

@@ -48,6 +48,9 @@ func Area(c *Call, k int, t *images.Team, mem []int) (d, s []byte) {
 		return part(dst, key.ElemSize, isRoot), s
 	case ReduceAll:
 		return dst[:key.ElemSize], s
+	case ReduceScatter:
+		counts := c.V[k].Counts
+		return part(dst, counts[r]*key.ElemSize/Total(counts), true), s
 	}
 	dd := alg.Dist{Layout: key.DstLayout, P: P, Count: key.Count}
 	return part(dst, dd.LocalLen(r)*key.ElemSize, true), s

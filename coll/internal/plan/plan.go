@@ -39,13 +39,15 @@ const (
 	ReduceAll
 	Prefix
 	ExclusivePrefix
+	ReduceScatter // a count per rank, as the v-variants (vcall.go)
 	NumKinds
 )
 
 // kindNames are the kinds as the API names them (errors, ErrMismatch and
 // ErrStalled messages).
 var kindNames = [NumKinds]string{"Barrier", "Broadcast", "Scatter", "Gather", "GatherAll", "Exchange",
-	"GatherV", "ScatterV", "GatherAllV", "ExchangeV", "Reduce", "ReduceAll", "PrefixReduce", "ExclusivePrefixReduce"}
+	"GatherV", "ScatterV", "GatherAllV", "ExchangeV", "Reduce", "ReduceAll", "PrefixReduce", "ExclusivePrefixReduce",
+	"ReduceScatter"}
 
 // String is the kind as the API names it.
 func (k Kind) String() string {
@@ -275,7 +277,10 @@ func (s Sig) String() string {
 			fmt.Fprintf(&b, "root=%d, ", s.root)
 		}
 		fmt.Fprintf(&b, "elemSize=%d, count=%d, fn=%d, arg=%d, src=%v, ", s.es, s.count, s.fn, s.arg, s.sl)
-		if s.kind >= Prefix {
+		if s.kind == ReduceScatter {
+			fmt.Fprintf(&b, "counts=%#x, ", s.vc)
+		}
+		if s.kind == Prefix || s.kind == ExclusivePrefix {
 			fmt.Fprintf(&b, "dst=%v, ", s.dl)
 		}
 	}

@@ -15,6 +15,10 @@ import (
 // IsV reports whether k is a v-variant.
 func (k Kind) IsV() bool { return k >= GatherV && k <= ExchangeV }
 
+// Counted reports whether a call of kind k has a count per rank (Call.V):
+// the v-variants and ReduceScatter.
+func (k Kind) Counted() bool { return k.IsV() || k == ReduceScatter }
+
 // VArgs are one member's counts and displacements in a v-call. Counts
 // (every image passes the same, but in ExchangeV, where they are the
 // member's send counts) and Displs index the member's buffer that holds a
@@ -141,4 +145,13 @@ func exchangePairs(c *Call, t *images.Team, mem []int) error {
 		}
 	}
 	return nil
+}
+
+// Total is the sum of counts (checked not to overflow).
+func Total(counts []int) int {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n
 }
