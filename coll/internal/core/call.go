@@ -247,8 +247,10 @@ func (n *node) start(a *callArgs, p path) (engine.Handle, error) {
 	return n.eng.Start(ag)
 }
 
-// planOp is the schedule of a's call: its persistent plan's (persistent.go), or the one its last call record (lastcall.go) refers to if still
-// cached and idle, else the node's (op), which the record then keeps.
+// planOp is the schedule of a's call: its persistent plan's
+// (persistent.go); or the one its last call record (lastcall.go) refers
+// to, if still cached and idle; else the node's (op), which the record
+// then keeps.
 func (n *node) planOp(a *callArgs) *exec.Sched {
 	if a.held != nil {
 		return n.heldOp(a, a.held)

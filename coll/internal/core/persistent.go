@@ -21,8 +21,9 @@ import (
 // that run a schedule of the node the plan's own one, held by the plan
 // (not the node's cache, which may drop it), without a lookup. What can
 // change between two starts is still checked: the image (closed, or
-// reentered from a reduction function), the team (destroyed), a start
-// whose handle was not synced, and at run time the segment flags.
+// reentered from a reduction function), the team (destroyed), and a start
+// whose handle was not synced. (The segment flags' check, which depends on
+// the buffers alone, is the recorded call's.)
 
 // Errors of plans, as package coll exports them.
 var (
