@@ -63,7 +63,7 @@ func (g Geom) piecesThrough(ps [][]byte, toClient bool) (buf []byte, copies []Co
 	return buf, copies, false
 }
 
-// ownBlock is member k's (team rank r) own block of a v-call: the first
+// ownBlock is a member's own block of a v-call: the first
 // count units of its buffer b.
 func ownBlock(b []byte, count, u int) []byte { return b[:count*u] }
 
