@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"unsafe"
 
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/images"
+	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -84,14 +84,6 @@ func vWait(h gsync.Handle, err error) error {
 	return h.Wait(context.Background())
 }
 
-// bytesOf is s's memory as bytes.
-func bytesOf(s []int32) []byte {
-	if s == nil {
-		return nil
-	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), 4*len(s))
-}
-
 // scaled is l in bytes: int32 elements.
 func scaled(l []int) []int {
 	out := make([]int, len(l))
@@ -130,9 +122,9 @@ func vGather(im *coll.Image, t *images.Team, f gsync.Flags, nb, typed bool, root
 	case typed:
 		err = coll.GatherVOf(im, t, root, dst, counts, displs, src, f)
 	case nb:
-		err = vWait(im.GatherVNB(t, root, bytesOf(dst), scaled(counts), scaled(displs), bytesOf(src), f))
+		err = vWait(im.GatherVNB(t, root, reducefn.Bytes(dst), scaled(counts), scaled(displs), reducefn.Bytes(src), f))
 	default:
-		err = im.GatherV(t, root, bytesOf(dst), scaled(counts), scaled(displs), bytesOf(src), f)
+		err = im.GatherV(t, root, reducefn.Bytes(dst), scaled(counts), scaled(displs), reducefn.Bytes(src), f)
 	}
 	if err != nil {
 		return fmt.Errorf("GatherV: %w", err)
@@ -159,9 +151,9 @@ func vScatter(im *coll.Image, t *images.Team, f gsync.Flags, nb, typed bool, roo
 	case typed:
 		err = coll.ScatterVOf(im, t, dst, root, src, counts, displs, f)
 	case nb:
-		err = vWait(im.ScatterVNB(t, bytesOf(dst), root, bytesOf(src), scaled(counts), scaled(displs), f))
+		err = vWait(im.ScatterVNB(t, reducefn.Bytes(dst), root, reducefn.Bytes(src), scaled(counts), scaled(displs), f))
 	default:
-		err = im.ScatterV(t, bytesOf(dst), root, bytesOf(src), scaled(counts), scaled(displs), f)
+		err = im.ScatterV(t, reducefn.Bytes(dst), root, reducefn.Bytes(src), scaled(counts), scaled(displs), f)
 	}
 	if err != nil {
 		return fmt.Errorf("ScatterV: %w", err)
@@ -183,9 +175,9 @@ func vGatherAll(im *coll.Image, t *images.Team, f gsync.Flags, nb, typed bool, m
 	case typed:
 		err = coll.GatherAllVOf(im, t, dst, counts, displs, src, f)
 	case nb:
-		err = vWait(im.GatherAllVNB(t, bytesOf(dst), scaled(counts), scaled(displs), bytesOf(src), f))
+		err = vWait(im.GatherAllVNB(t, reducefn.Bytes(dst), scaled(counts), scaled(displs), reducefn.Bytes(src), f))
 	default:
-		err = im.GatherAllV(t, bytesOf(dst), scaled(counts), scaled(displs), bytesOf(src), f)
+		err = im.GatherAllV(t, reducefn.Bytes(dst), scaled(counts), scaled(displs), reducefn.Bytes(src), f)
 	}
 	if err != nil {
 		return fmt.Errorf("GatherAllV: %w", err)
@@ -217,9 +209,9 @@ func vExchange(im *coll.Image, t *images.Team, f gsync.Flags, nb, typed bool, me
 	case typed:
 		err = coll.ExchangeVOf(im, t, dst, rc, rd, src, sc, sd, f)
 	case nb:
-		err = vWait(im.ExchangeVNB(t, bytesOf(dst), scaled(rc), scaled(rd), bytesOf(src), scaled(sc), scaled(sd), f))
+		err = vWait(im.ExchangeVNB(t, reducefn.Bytes(dst), scaled(rc), scaled(rd), reducefn.Bytes(src), scaled(sc), scaled(sd), f))
 	default:
-		err = im.ExchangeV(t, bytesOf(dst), scaled(rc), scaled(rd), bytesOf(src), scaled(sc), scaled(sd), f)
+		err = im.ExchangeV(t, reducefn.Bytes(dst), scaled(rc), scaled(rd), reducefn.Bytes(src), scaled(sc), scaled(sd), f)
 	}
 	if err != nil {
 		return fmt.Errorf("ExchangeV: %w", err)

@@ -67,17 +67,31 @@ func (g Geom) piecesThrough(ps [][]byte, toClient bool) (buf []byte, copies []Co
 // count units of its buffer b.
 func ownBlock(b []byte, count, u int) []byte { return b[:count*u] }
 
+// ownBlocks are this node's members' own blocks, of their buffers bufs.
+func (g Geom) ownBlocks(bufs [][]byte, counts []int, u int) [][]byte {
+	ps := make([][]byte, len(g.Mem))
+	for k, r := range g.Mem {
+		ps[k] = ownBlock(bufs[k], counts[r], u)
+	}
+	return ps
+}
+
+// blocksOf are the blocks of ranks in b, laid out by e.
+func (e VExt) blocksOf(b []byte, ranks []int, u int) [][]byte {
+	ps := make([][]byte, len(ranks))
+	for i, r := range ranks {
+		ps[i] = e.block(b, r, u)
+	}
+	return ps
+}
+
 // GatherVSched: every node sends its members' blocks to the root's node
 // in one message; the root's node places them by the root's extents.
 func GatherVSched(g Geom, root, u int, counts []int, dsts, srcs [][]byte, exts []VExt) []Round {
 	q0 := g.nodeRankOf(root)
 	if g.Me != q0 {
-		ps := make([][]byte, len(g.Mem))
-		for k, r := range g.Mem {
-			ps[k] = ownBlock(srcs[k], counts[r], u)
-		}
 		var r0 Round
-		buf, copies, client := g.piecesThrough(ps, false)
+		buf, copies, client := g.piecesThrough(g.ownBlocks(srcs, counts, u), false)
 		r0.Copies = copies
 		if buf != nil {
 			r0.Sends = append(r0.Sends, Xfer{g.node(q0), 0, buf, client})
@@ -96,12 +110,7 @@ func GatherVSched(g Geom, root, u int, counts []int, dsts, srcs [][]byte, exts [
 		if q == q0 {
 			continue
 		}
-		mem := g.Team.Members(q)
-		ps := make([][]byte, len(mem))
-		for i, r := range mem {
-			ps[i] = e.block(dst, r, u)
-		}
-		buf, copies, client := g.piecesThrough(ps, true)
+		buf, copies, client := g.piecesThrough(e.blocksOf(dst, g.Team.Members(q), u), true)
 		if buf != nil {
 			r0.Recvs = append(r0.Recvs, Xfer{g.node(q), 0, buf, client})
 			r1.Copies = append(r1.Copies, copies...)
@@ -117,12 +126,8 @@ func GatherVSched(g Geom, root, u int, counts []int, dsts, srcs [][]byte, exts [
 func ScatterVSched(g Geom, root, u int, counts []int, dsts, srcs [][]byte, exts []VExt) []Round {
 	q0 := g.nodeRankOf(root)
 	if g.Me != q0 {
-		ps := make([][]byte, len(g.Mem))
-		for k, r := range g.Mem {
-			ps[k] = ownBlock(dsts[k], counts[r], u)
-		}
 		var r0, r1 Round
-		buf, copies, client := g.piecesThrough(ps, true)
+		buf, copies, client := g.piecesThrough(g.ownBlocks(dsts, counts, u), true)
 		if buf != nil {
 			r0.Recvs = append(r0.Recvs, Xfer{g.node(q0), 0, buf, client})
 		}
@@ -144,12 +149,7 @@ func ScatterVSched(g Geom, root, u int, counts []int, dsts, srcs [][]byte, exts 
 		if q == q0 {
 			continue
 		}
-		mem := g.Team.Members(q)
-		ps := make([][]byte, len(mem))
-		for i, r := range mem {
-			ps[i] = e.block(src, r, u)
-		}
-		buf, copies, client := g.piecesThrough(ps, false)
+		buf, copies, client := g.piecesThrough(e.blocksOf(src, g.Team.Members(q), u), false)
 		if buf != nil {
 			r0.Copies = append(r0.Copies, copies...)
 			r0.Sends = append(r0.Sends, Xfer{g.node(q), 0, buf, client})
@@ -184,11 +184,7 @@ func GatherAllVSched(g Geom, algo GatherAllAlgo, u int, counts []int, dsts, srcs
 	} else {
 		pk = g.Buf(bo[g.P])
 	}
-	own := make([][]byte, len(g.Mem))
-	for k, r := range g.Mem {
-		own[k] = ownBlock(srcs[k], counts[r], u)
-	}
-	rs := gatherAllBytes(g, algo, pk, packed, bo, own)
+	rs := gatherAllBytes(g, algo, pk, packed, bo, g.ownBlocks(srcs, counts, u))
 	var dist Round
 	for k := range g.Mem {
 		if k == 0 && packed {
