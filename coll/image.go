@@ -97,8 +97,8 @@ type InitFlags uint32
 // ErrNotInitialized.
 type Image struct {
 	c      *core.Image
-	typed  typedEntry // its last typed reduction's entry found by entryFor (typed_reduce.go)
-	blocks []int      // ReduceScatterBlockOf's counts (reducescatter.go)
+	typed  typedEntry                     // its last typed reduction's entry found by entryFor (typed_reduce.go)
+	blocks struct{ counts, displs []int } // lists of equal blocks (equalBlocks, reducescatter.go)
 }
 
 // core is the image's state; a nil or zero Image has a zero one, on which

@@ -275,11 +275,25 @@ func TestPlanAggregate(t *testing.T) {
 	}
 }
 
-// TestVCalls runs colltest.VCalls and colltest.ReduceScatters in-process, under -race with message
-// delays, from 1 to 16 nodes of one image and on nodes of several images
-// (AllThreads), on the whole team, on a team whose ranks interleave the
-// nodes, and on a team without image 0.
+// TestVCalls runs colltest.VCalls and colltest.ReduceScatters on teams
+// (onTeams).
 func TestVCalls(t *testing.T) {
+	onTeams(t, func(im *coll.Image, tm *images.Team, f gsync.Flags, steps int) error {
+		return errors.Join(colltest.VCalls(im, tm, f, steps), colltest.ReduceScatters(im, tm, f, steps))
+	})
+}
+
+// TestNeighborExchanges runs colltest.NeighborExchanges on teams
+// (onTeams).
+func TestNeighborExchanges(t *testing.T) {
+	onTeams(t, colltest.NeighborExchanges)
+}
+
+// onTeams runs calls in-process, under -race with message delays, from 1
+// to 16 nodes of one image and on nodes of several images (AllThreads),
+// on the whole team (steps 8), on a team whose ranks interleave the nodes
+// and on a team without image 0 (steps 4).
+func onTeams(t *testing.T, calls func(im *coll.Image, tm *images.Team, f gsync.Flags, steps int) error) {
 	for _, per := range [][]int{{1}, {1, 1}, {1, 1, 1, 1, 1}, slices.Repeat([]int{1}, 16), {2, 2}, {3}, {3, 1, 2}} {
 		for _, mode := range []gsync.Flags{gsync.InMySync | gsync.OutMySync, gsync.InAllSync | gsync.OutAllSync, gsync.InNoSync | gsync.OutMySync} {
 			t.Run(fmt.Sprint(per, mode), func(t *testing.T) {
@@ -290,7 +304,7 @@ func TestVCalls(t *testing.T) {
 				err := colltest.RunImages(per, colltest.Options{MaxDelay: 20 * time.Microsecond}, coll.Options{}, table, time.Minute,
 					func(im *coll.Image, _ *colltest.Node) error {
 						tm := im.TeamAll()
-						if err := errors.Join(colltest.VCalls(im, tm, f, 8), colltest.ReduceScatters(im, tm, f, 6)); err != nil {
+						if err := calls(im, tm, f, 8); err != nil {
 							return err
 						}
 						// Ranks interleaved across the nodes (not node-major).
@@ -299,7 +313,7 @@ func TestVCalls(t *testing.T) {
 						if err != nil {
 							return err
 						}
-						if err := errors.Join(colltest.VCalls(im, mixed, f, 4), colltest.ReduceScatters(im, mixed, f, 4)); err != nil {
+						if err := calls(im, mixed, f, 4); err != nil {
 							return fmt.Errorf("interleaved ranks: %w", err)
 						}
 						if tm.Size() < 3 {
@@ -313,7 +327,7 @@ func TestVCalls(t *testing.T) {
 						if err != nil || sub == nil {
 							return err
 						}
-						return errors.Join(colltest.VCalls(im, sub, f, 8), colltest.ReduceScatters(im, sub, f, 6))
+						return calls(im, sub, f, 4)
 					})
 				if err != nil {
 					t.Fatal(err)
@@ -335,6 +349,11 @@ func TestVCallsMisuse(t *testing.T) {
 		tm := im.TeamAll()
 		dst, src := make([]byte, 64), make([]byte, 8)
 		vec := make([]byte, 48)
+		g, err := images.NewGrid(tm, []int{1, 3}, []bool{true, false}) // each its own neighbour in dimension 0
+		if err != nil {
+			return err
+		}
+		ones, at := []int{1, 1, 1, 1}, []int{0, 1, 2, 3}
 		for _, c := range []struct {
 			name string
 			err  error
@@ -358,6 +377,12 @@ func TestVCallsMisuse(t *testing.T) {
 			{"ReduceScatter's short source", im.ReduceScatter(tm, dst, vec, []int{2, 2, 3}, 8, fnSumI64, 0, f), coll.ErrShortBuffer},
 			{"ReduceScatter's destination in its source", im.ReduceScatter(tm, vec[8:], vec[:24], []int{1, 1, 1}, 8, fnSumI64, 0, f), coll.ErrOverlap},
 			{"ReduceScatterBlockOf's nil team", coll.ReduceScatterBlockOf(im, nil, []int64{0}, []int64{1, 2, 3}, coll.Sum, f), coll.ErrTeam},
+			{"NeighborExchange's nil grid", im.NeighborExchange(nil, dst, src, 1, f), images.ErrGrid},
+			{"NeighborExchange's 0 bytes", im.NeighborExchange(g, dst, src, 0, f), coll.ErrNBytes},
+			{"NeighborExchange's short source", im.NeighborExchange(g, dst, src, 4, f), coll.ErrCounts},
+			{"NeighborExchangeV's three counts for four neighbours", im.NeighborExchangeV(g, dst, ones[:3], at[:3], src, ones, at, f), coll.ErrCounts},
+			{"NeighborExchangeV's overlapping blocks", im.NeighborExchangeV(g, dst, []int{2, 2, 1, 1}, at, src, ones, at, f), coll.ErrOverlap},
+			{"NeighborExchangeV's own block of another length", im.NeighborExchangeV(g, dst, []int{1, 2, 1, 1}, []int{0, 1, 3, 4}, src, ones, at, f), coll.ErrCounts},
 		} {
 			if !errors.Is(c.err, c.want) {
 				return fmt.Errorf("%s: %v, want %v", c.name, c.err, c.want)
@@ -398,6 +423,27 @@ func TestVCallsMisuse(t *testing.T) {
 	for me, e := range errs {
 		if !errors.Is(e, coll.ErrMismatch) || !untouched[me] {
 			t.Errorf("image %d: %v, destination untouched %v; want ErrMismatch and untouched", me, e, untouched[me])
+		}
+	}
+	// Grids that differ (image 2's is periodic): the same in a neighbour
+	// exchange.
+	err = colltest.Run(P, colltest.Options{}, coll.Options{Check: true}, time.Minute, func(im *coll.Image) error {
+		me, tm := im.ImageNum(), im.TeamAll()
+		g, err := images.NewGrid(tm, []int{P}, []bool{me == 2})
+		if err != nil {
+			return err
+		}
+		dst, src := make([]byte, 2), []byte{9, 9}
+		errs[me] = im.NeighborExchange(g, dst, src, 1, f)
+		untouched[me] = slices.Equal(dst, make([]byte, 2))
+		return im.Barrier(tm)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for me, e := range errs {
+		if !errors.Is(e, coll.ErrMismatch) || !untouched[me] {
+			t.Errorf("grids: image %d: %v, destination untouched %v; want ErrMismatch and untouched", me, e, untouched[me])
 		}
 	}
 }

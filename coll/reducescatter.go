@@ -78,9 +78,7 @@ func laneOp[T any](im *Image, op Op) (es, fn, arg int, err error) {
 	return es, fn, arg, err
 }
 
-// blockCounts is a count of n for each of t's ranks. The list is the
-// image's, made again only when t's size or n changes, and never written
-// after: an NB call's record may still read it after the call returned.
+// blockCounts is a count of n for each of t's ranks (equalBlocks).
 func (im *Image) blockCounts(t *images.Team, n int) ([]int, error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: nil", ErrTeam)
@@ -88,13 +86,21 @@ func (im *Image) blockCounts(t *images.Team, n int) ([]int, error) {
 	if im == nil {
 		return nil, ErrNotInitialized
 	}
-	b := im.blocks
-	if len(b) != t.Size() || (len(b) > 0 && b[0] != n) {
-		b = make([]int, t.Size())
-		for i := range b {
-			b[i] = n
+	counts, _ := im.equalBlocks(t.Size(), n)
+	return counts, nil
+}
+
+// equalBlocks are the counts and displacements of m blocks of n, one
+// after another. The lists are the image's, made again only when m or n
+// changes, and never written after: an NB call's record may still read
+// them after the call returned.
+func (im *Image) equalBlocks(m, n int) (counts, displs []int) {
+	b := &im.blocks
+	if len(b.counts) != m || (m > 0 && b.counts[0] != n) {
+		b.counts, b.displs = make([]int, m), make([]int, m)
+		for i := range m {
+			b.counts[i], b.displs[i] = n, i*n
 		}
-		im.blocks = b
 	}
-	return b, nil
+	return b.counts, b.displs
 }

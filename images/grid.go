@@ -98,10 +98,38 @@ func (g *Grid) Shift(rank, dim, disp int) (src, dst int) {
 // (NoNeighbor past an edge that is not periodic; a periodic dimension of
 // two gives the same rank twice).
 func (g *Grid) Neighbors(rank int) []int {
-	ns := make([]int, 0, 2*len(g.dims))
-	for d := range g.dims {
-		lo, hi := g.Shift(rank, d, 1)
-		ns = append(ns, lo, hi)
+	ns := make([]int, 2*len(g.dims))
+	for i := range ns {
+		ns[i] = g.Neighbor(rank, i)
 	}
 	return ns
 }
+
+// NumNeighbors is the length of Neighbors' list: two per dimension.
+func (g *Grid) NumNeighbors() int { return 2 * len(g.dims) }
+
+// Neighbor is Neighbors(rank)[i], without making the list: the neighbour
+// below (i even) or above (i odd) rank in dimension i/2.
+func (g *Grid) Neighbor(rank, i int) int {
+	d := i / 2
+	stride := 1
+	for _, n := range g.dims[d+1:] {
+		stride *= n
+	}
+	n, c := g.dims[d], rank/stride%g.dims[d]
+	step := -1
+	if i%2 == 1 {
+		step = 1
+	}
+	switch to := c + step; {
+	case to >= 0 && to < n:
+		return rank + step*stride
+	case !g.periodic[d]:
+		return NoNeighbor
+	default: // wrap around
+		return rank + (n-1)*stride*(-step)
+	}
+}
+
+// Dim is the size of dimension i and whether it is periodic.
+func (g *Grid) Dim(i int) (n int, periodic bool) { return g.dims[i], g.periodic[i] }

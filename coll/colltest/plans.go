@@ -119,10 +119,27 @@ var planKinds = []struct {
 				copy(dst[r*n:(r+1)*n], src(r)[me*n:])
 			}
 		}},
+	{"NeighborExchangeOf", twoBlocks, twoBlocks, // on a ring
+		func(im *coll.Image, t *images.Team, dst, src []int64, n int, f gsync.Flags, nb bool) (gsync.Handle, error) {
+			g, err := images.NewGrid(t, []int{t.Size()}, []bool{true})
+			if err != nil {
+				return gsync.Handle{}, err
+			}
+			if nb {
+				return coll.NeighborExchangeOfNB(im, g, dst, src, n, f)
+			}
+			return gsync.Handle{}, coll.NeighborExchangeOf(im, g, dst, src, n, f)
+		},
+		func(dst []int64, src func(int) []int64, me, n, P int) {
+			copy(dst[:n], src((me + P - 1) % P)[n:]) // from below, its block to above
+			copy(dst[n:], src((me + 1) % P)[:n])
+		}},
 }
 
-// oneBlock and allBlocks are lengths of n elements and of n per rank.
+// oneBlock, twoBlocks and allBlocks are lengths of n elements, of two
+// blocks of n, and of n per rank.
 func oneBlock(n, P int) int  { return n }
+func twoBlocks(n, P int) int { return 2 * n }
 func allBlocks(n, P int) int { return n * P }
 
 // Plans makes a plan of every kind of collective, blocking and NB, and

@@ -14,6 +14,14 @@ package alg
 // different lengths a tree's inner nodes would forward data out of
 // proportion to their subtrees.
 
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/gocoll/gocoll/images"
+)
+
 // noBytes is an empty message's buffer: empty, but not nil, which a
 // conduit may take for a missing buffer.
 var noBytes = make([]byte, 0, 1)
@@ -244,6 +252,66 @@ func ExchangeVSched(g Geom, u int, dsts, srcs [][]byte, sends, recvs []VExt) []R
 				r.Copies = append(r.Copies, cpOwn(d, sends[k].block(srcs[k], jr, u)))
 			}
 		}
+	}
+	if post.Copies == nil {
+		return []Round{r}
+	}
+	return []Round{r, post}
+}
+
+// NeighborSched: each member sends block i of its source (by sends) to
+// its neighbour i on grid, which receives it as its block i^1 (by recvs),
+// from the opposite direction. A node exchanges one message each way with
+// every node that hosts a neighbour of one of its members (the relation is
+// symmetric, so both ends know the message is due), empty if need be. A
+// message's blocks go in the order of the receiving team rank and its
+// direction, which each end computes from its own members' neighbours.
+func NeighborSched(g Geom, grid *images.Grid, u int, dsts, srcs [][]byte, sends, recvs []VExt) []Round {
+	type piece struct {
+		rank, dir int // the receiving team rank and its direction
+		b         []byte
+	}
+	out, in := map[int][]piece{}, map[int][]piece{} // by node rank
+	var r, post Round
+	for k, me := range g.Mem {
+		for i := range grid.NumNeighbors() {
+			n := grid.Neighbor(me, i)
+			if n == images.NoNeighbor {
+				continue
+			}
+			s := sends[k].block(srcs[k], i, u)
+			if m := g.Member(n); m >= 0 {
+				if d := recvs[m].block(dsts[m], i^1, u); len(d) > 0 {
+					r.Copies = append(r.Copies, cpOwn(d, s))
+				}
+				continue
+			}
+			q := g.nodeRankOf(n)
+			out[q] = append(out[q], piece{n, i ^ 1, s})
+			in[q] = append(in[q], piece{me, i, recvs[k].block(dsts[k], i, u)})
+		}
+	}
+	inOrder := func(ps []piece) [][]byte {
+		slices.SortFunc(ps, func(a, b piece) int { return cmp.Or(a.rank-b.rank, a.dir-b.dir) })
+		bs := make([][]byte, len(ps))
+		for i, p := range ps {
+			bs[i] = p.b
+		}
+		return bs
+	}
+	for _, q := range slices.Sorted(maps.Keys(out)) {
+		buf, copies, client := g.piecesThrough(inOrder(out[q]), false)
+		if buf == nil {
+			buf = noBytes
+		}
+		r.Copies = append(r.Copies, copies...)
+		r.Sends = append(r.Sends, Xfer{g.node(q), 0, buf, client})
+		buf, copies, client = g.piecesThrough(inOrder(in[q]), true)
+		if buf == nil {
+			buf = noBytes
+		}
+		r.Recvs = append(r.Recvs, Xfer{g.node(q), 0, buf, client})
+		post.Copies = append(post.Copies, copies...)
 	}
 	if post.Copies == nil {
 		return []Round{r}

@@ -26,7 +26,7 @@ func (n *node) Build(g alg.Geom, c *plan.Call) []alg.Round {
 		return alg.GatherAllSched(g, n.gatherAllAlgo(g.P, k.N), c.Dst, c.Src)
 	case plan.Exchange:
 		return alg.ExchangeSched(g, c.Dst, c.Src)
-	case plan.GatherV, plan.ScatterV, plan.GatherAllV, plan.ExchangeV:
+	case plan.GatherV, plan.ScatterV, plan.GatherAllV, plan.ExchangeV, plan.NeighborExchange:
 		return n.buildV(g, c)
 	}
 	if k.Kind == plan.ReduceScatter {
@@ -59,6 +59,8 @@ func (n *node) buildV(g alg.Geom, c *plan.Call) []alg.Round {
 		return alg.ScatterVSched(g, k.Root, u, counts, c.Dst, c.Src, sends)
 	case plan.GatherAllV:
 		return alg.GatherAllVSched(g, n.gatherAllAlgo(g.P, max(1, k.N/g.Team.Size())), u, counts, c.Dst, c.Src, sends)
+	case plan.NeighborExchange:
+		return alg.NeighborSched(g, c.V[0].Grid, u, c.Dst, c.Src, sends, recvs)
 	}
 	return alg.ExchangeVSched(g, u, c.Dst, c.Src, sends, recvs)
 }

@@ -81,12 +81,48 @@ func (im *Image) ExchangeV(t *images.Team, dst []byte, rcounts, rdispls []int, s
 	for k := lo; k < hi && a.err == nil; k++ {
 		a.V[k] = plan.VArgs{Counts: scounts, Displs: sdispls, RCounts: rcounts, RDispls: rdispls}
 		a.Dst[k], a.Src[k] = dst, src
-		a.listLen("send counts", scounts)
-		a.listLen("receive counts", rcounts)
+		a.listLen("send counts", scounts, a.P)
+		a.listLen("receive counts", rcounts, a.P)
 		a.extents("src", src, scounts, sdispls, unit, false)
 		a.extents("dst", dst, rcounts, rdispls, unit, true)
 		if a.err == nil {
 			a.disjoint(plan.VSpan(dst, rcounts, rdispls, unit), plan.VSpan(src, scounts, sdispls, unit), true, false)
+		}
+	}
+	return im.run(&a)
+}
+
+// NeighborExchange is ExchangeV with the neighbours of each image on grid
+// g in place of the team's ranks: block i of src (at sdispls[i], of
+// scounts[i] units) goes to neighbour i, whose block from this image, in
+// the opposite direction (i^1), lands at rdispls[i^1] of its dst. Blocks
+// of a direction with no neighbour are not touched.
+func (im *Image) NeighborExchange(g *images.Grid, dst []byte, rcounts, rdispls []int, src []byte, scounts, sdispls []int, unit int, f gsync.Flags, nb bool) (engine.Handle, error) {
+	var a callArgs
+	if g == nil {
+		a.err = fmt.Errorf("%w: nil grid", images.ErrGrid)
+		return im.run(&a)
+	}
+	im.vArgs(&a, plan.NeighborExchange, g.Team(), 0, unit, nil, f, nb)
+	if a.err == nil {
+		a.Key.VC = plan.GridHash(g, unit)
+	}
+	n := g.NumNeighbors()
+	lo, hi := a.members()
+	for k := lo; k < hi && a.err == nil; k++ {
+		a.V[k] = plan.VArgs{Counts: scounts, Displs: sdispls, RCounts: rcounts, RDispls: rdispls, Grid: g}
+		a.Dst[k], a.Src[k] = dst, src
+		a.listLen("send counts", scounts, n)
+		a.listLen("receive counts", rcounts, n)
+		a.extents("src", src, scounts, sdispls, unit, false)
+		a.extents("dst", dst, rcounts, rdispls, unit, true)
+		if a.err == nil {
+			a.disjoint(plan.VSpan(dst, rcounts, rdispls, unit), plan.VSpan(src, scounts, sdispls, unit), true, false)
+		}
+		for i := 0; i < n && a.err == nil; i++ { // to itself (a periodic dimension of 1 or 2): no header sees it
+			if r := a.tn.Mem[k]; g.Neighbor(r, i) == r && scounts[i] != rcounts[i^1] {
+				a.err = fmt.Errorf("%w: image %d sends %d to itself as neighbour %d and receives %d as neighbour %d", ErrCounts, im.ImageNum(), scounts[i], i, rcounts[i^1], i^1)
+			}
 		}
 	}
 	return im.run(&a)
@@ -112,7 +148,7 @@ func (im *Image) vArgs(a *callArgs, k plan.Kind, t *images.Team, root, unit int,
 	if counts == nil {
 		return 0
 	}
-	a.listLen("counts", counts)
+	a.listLen("counts", counts, a.P)
 	total := 0
 	for r, c := range counts {
 		if a.err != nil {
@@ -127,22 +163,32 @@ func (im *Image) vArgs(a *callArgs, k plan.Kind, t *images.Team, root, unit int,
 	return total
 }
 
-// listLen checks that a list of counts has one per team rank.
-func (a *callArgs) listLen(name string, l []int) {
-	if a.err == nil && len(l) != a.P {
-		a.err = fmt.Errorf("%w: %s has %d entries, team size %d", ErrCounts, name, len(l), a.P)
+// listLen checks that a list of counts has n entries: one per team rank
+// (n is the team's size), or per neighbour.
+func (a *callArgs) listLen(name string, l []int, n int) {
+	if a.err == nil && len(l) != n {
+		a.err = fmt.Errorf("%w: %s has %d entries, want %d (%s)", ErrCounts, name, len(l), n, a.listOf(n))
 	}
 }
 
-// extents checks a buffer of a block per rank: displacements, one per
-// rank, none negative, every block inside b; the blocks of a destination
-// may not overlap.
+// listOf says what a list of n entries has one entry for.
+func (a *callArgs) listOf(n int) string {
+	if a.Key.Kind == plan.NeighborExchange {
+		return fmt.Sprintf("%d neighbours", n)
+	}
+	return fmt.Sprintf("team size %d", n)
+}
+
+// extents checks a buffer of a block per rank (or neighbour; counts have
+// been checked to have one each): displacements, one per block, none
+// negative, every block inside b; the blocks of a destination may not
+// overlap.
 func (a *callArgs) extents(name string, b []byte, counts, displs []int, unit int, dest bool) {
 	if a.err != nil {
 		return
 	}
-	if len(displs) != a.P {
-		a.err = fmt.Errorf("%w: %s displacements have %d entries, team size %d", ErrCounts, name, len(displs), a.P)
+	if len(displs) != len(counts) {
+		a.err = fmt.Errorf("%w: %s displacements have %d entries, want %d (%s)", ErrCounts, name, len(displs), len(counts), a.listOf(len(counts)))
 		return
 	}
 	lim := len(b) / unit

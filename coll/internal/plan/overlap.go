@@ -63,8 +63,13 @@ func Area(c *Call, k int, t *images.Team, mem []int) (d, s []byte) {
 // only read are let be), except that a broadcast's source may be identical
 // to one destination.
 func CrossOverlap(c *Call, t *images.Team, mem []int) error {
-	if c.Key.Kind == ExchangeV {
+	switch c.Key.Kind {
+	case ExchangeV:
 		if err := exchangePairs(c, t, mem); err != nil {
+			return err
+		}
+	case NeighborExchange:
+		if err := neighborPairs(c, t, mem); err != nil {
 			return err
 		}
 	}

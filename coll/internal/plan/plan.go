@@ -35,6 +35,7 @@ const (
 	ScatterV
 	GatherAllV
 	ExchangeV
+	NeighborExchange // a count per neighbour on a grid (vcall.go)
 	Reduce
 	ReduceAll
 	Prefix
@@ -46,7 +47,7 @@ const (
 // kindNames are the kinds as the API names them (errors, ErrMismatch and
 // ErrStalled messages).
 var kindNames = [NumKinds]string{"Barrier", "Broadcast", "Scatter", "Gather", "GatherAll", "Exchange",
-	"GatherV", "ScatterV", "GatherAllV", "ExchangeV", "Reduce", "ReduceAll", "PrefixReduce", "ExclusivePrefixReduce",
+	"GatherV", "ScatterV", "GatherAllV", "ExchangeV", "NeighborExchange", "Reduce", "ReduceAll", "PrefixReduce", "ExclusivePrefixReduce",
 	"ReduceScatter"}
 
 // String is the kind as the API names it.
@@ -142,7 +143,7 @@ func (k *Key) SameCall(u *Key) bool {
 type Call struct {
 	Key      Key
 	Dst, Src [][]byte // by member: index k is the node's k-th member
-	V        []VArgs  // the v-variants: each member's counts and displacements
+	V        []VArgs  // the v-variants: each member's counts and displacements (vcall.go)
 }
 
 // LocalSig is the call's signature as the members of a team that lives on
@@ -266,7 +267,11 @@ func (s Sig) String() string {
 		if s.kind == GatherV || s.kind == ScatterV {
 			fmt.Fprintf(&b, "root=%d, ", s.root)
 		}
-		fmt.Fprintf(&b, "counts=%#x, unit=%d, ", s.vc, s.es)
+		what := "counts"
+		if s.kind == NeighborExchange {
+			what = "grid"
+		}
+		fmt.Fprintf(&b, "%s=%#x, unit=%d, ", what, s.vc, s.es)
 	case s.kind < Reduce:
 		if s.kind == Broadcast || s.kind == Scatter || s.kind == Gather {
 			fmt.Fprintf(&b, "root=%d, ", s.root)

@@ -8,12 +8,13 @@ import (
 )
 
 // The v-variants (GatherV, ScatterV, GatherAllV, ExchangeV): a block per
-// team rank of its own length. Counts and displacements are in units of
+// team rank of its own length; and NeighborExchange, ExchangeV with a
+// block per neighbour on a grid. Counts and displacements are in units of
 // the key's ElemSize (1 in the byte forms, the element's size in the typed
 // ones), so that a typed call passes the caller's slices as they are.
 
-// IsV reports whether k is a v-variant.
-func (k Kind) IsV() bool { return k >= GatherV && k <= ExchangeV }
+// IsV reports whether k is a v-variant (NeighborExchange included).
+func (k Kind) IsV() bool { return k >= GatherV && k <= NeighborExchange }
 
 // Counted reports whether a call of kind k has a count per rank (Call.V):
 // the v-variants and ReduceScatter.
@@ -25,14 +26,17 @@ func (k Kind) Counted() bool { return k.IsV() || k == ReduceScatter }
 // block per rank: the destination of GatherV (at the root) and
 // GatherAllV, the source of ScatterV (at the root) and ExchangeV.
 // ExchangeV's receives are RCounts and RDispls, into the destination.
+// NeighborExchange's lists have a block per neighbour of the member on
+// Grid (in the order of Grid.Neighbors), sends in Counts and Displs.
 type VArgs struct {
 	Counts, Displs   []int
 	RCounts, RDispls []int
+	Grid             *images.Grid
 }
 
 // clone is v with slices of its own.
 func (v VArgs) clone() VArgs {
-	return VArgs{slices.Clone(v.Counts), slices.Clone(v.Displs), slices.Clone(v.RCounts), slices.Clone(v.RDispls)}
+	return VArgs{slices.Clone(v.Counts), slices.Clone(v.Displs), slices.Clone(v.RCounts), slices.Clone(v.RDispls), v.Grid}
 }
 
 // CloneV is vs with slices of its own: what a schedule keeps (the
@@ -55,7 +59,7 @@ func SameV(a, b []VArgs) bool {
 	}
 	for i := range a {
 		x, y := &a[i], &b[i]
-		if !slices.Equal(x.Counts, y.Counts) || !slices.Equal(x.Displs, y.Displs) ||
+		if x.Grid != y.Grid || !slices.Equal(x.Counts, y.Counts) || !slices.Equal(x.Displs, y.Displs) ||
 			!slices.Equal(x.RCounts, y.RCounts) || !slices.Equal(x.RDispls, y.RDispls) {
 			return false
 		}
@@ -145,6 +149,42 @@ func exchangePairs(c *Call, t *images.Team, mem []int) error {
 		}
 	}
 	return nil
+}
+
+// neighborPairs checks a NeighborExchange between the members of one
+// node (mem, team ranks of t): what each sends a neighbour on the node is
+// what that one receives from it (in the opposite direction).
+func neighborPairs(c *Call, t *images.Team, mem []int) error {
+	g := c.V[0].Grid
+	for k, r := range mem {
+		for i := range g.NumNeighbors() {
+			n := g.Neighbor(r, i)
+			j, ok := slices.BinarySearch(mem, n)
+			if n == images.NoNeighbor || !ok {
+				continue
+			}
+			if s, rc := c.V[k].Counts[i], c.V[j].RCounts[i^1]; s != rc {
+				return fmt.Errorf("%w: image %d sends %d to its neighbour %d, image %d, which receives %d", ErrMismatch, t.Image(r), s, i, t.Image(n), rc)
+			}
+		}
+	}
+	return nil
+}
+
+// GridHash is a hash of grid g (its dimensions and periodicities) and
+// unit u: what the images of a NeighborExchange agree on.
+func GridHash(g *images.Grid, u int) uint64 {
+	h := (uint64(14695981039346656037) ^ uint64(u)) * 0x100000001b3
+	for i := range g.NumNeighbors() / 2 {
+		n, p := g.Dim(i)
+		x := uint64(n) << 1
+		if p {
+			x |= 1
+		}
+		h = (h ^ x) * 0x100000001b3
+		h ^= h >> 29
+	}
+	return h
 }
 
 // Total is the sum of counts (checked not to overflow).
