@@ -155,6 +155,13 @@
 // give each rank its counts of the lane-by-lane fold; see GatherV and
 // ReduceScatter.
 //
+// # Neighbour exchange
+//
+// NeighborExchange and NeighborExchangeV (MPI_Neighbor_alltoall and
+// _alltoallv on a Cartesian communicator) exchange a block with each
+// neighbour of every image on an images.Grid at once; messages go between
+// the nodes of neighbours only. See NeighborExchange.
+//
 // # Plans
 //
 // A Plan (NewPlan) is one call of any collective, in any form, made once

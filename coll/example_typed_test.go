@@ -9,6 +9,7 @@ import (
 
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/coll/colltest"
+	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -450,4 +451,40 @@ func ExampleGatherAllVOf() {
 	})
 	// Output:
 	// [10 20 21 30 31 32]
+}
+
+// A halo exchange on a line of four images (MPI_Neighbor_alltoall on a
+// Cartesian grid): each image sends its first value to the image below and
+// its last to the image above, and receives theirs. The ends of the line
+// have no neighbour on one side (images.NoNeighbor), where the halo keeps
+// its value.
+func ExampleNeighborExchangeOf() {
+	onFour(func(im *coll.Image, f gsync.Flags) error {
+		tm := im.TeamAll()
+		g, err := images.NewGrid(tm, []int{4}, []bool{false})
+		if err != nil {
+			return err
+		}
+		me := tm.Rank(im.ImageNum())
+		edges := []float64{float64(10 * me), float64(10*me + 9)} // to below, to above
+		halos := []float64{-1, -1}                               // from below, from above
+		if err := coll.NeighborExchangeOf(im, g, halos, edges, 1, f); err != nil {
+			return err
+		}
+		all := make([]float64, 8)
+		if err := coll.GatherOf(im, tm, 0, all, halos, 2, f); err != nil {
+			return err
+		}
+		if me == 0 {
+			for r := range 4 {
+				fmt.Println("image", r, "neighbours", g.Neighbors(r), "halos", all[2*r:2*r+2])
+			}
+		}
+		return nil
+	})
+	// Output:
+	// image 0 neighbours [-1 1] halos [-1 10]
+	// image 1 neighbours [0 2] halos [9 20]
+	// image 2 neighbours [1 3] halos [19 30]
+	// image 3 neighbours [2 -1] halos [29 -1]
 }

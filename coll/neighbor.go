@@ -44,7 +44,9 @@ func (im *Image) NeighborExchangeNB(g *images.Grid, dst, src []byte, nbytes int,
 // sends, its neighbour receives in the opposite direction (ErrMismatch
 // where the lengths differ and a message or the node sees it). Lists have
 // one entry per neighbour, entries of directions without one included
-// (their blocks are checked but not touched).
+// (their blocks are checked but not touched). dst and src may be the same
+// array, as long as no block received overlaps a block sent: a halo
+// exchange in place.
 func (im *Image) NeighborExchangeV(g *images.Grid, dst []byte, recvCounts, recvDispls []int, src []byte, sendCounts, sendDispls []int, f gsync.Flags) error {
 	return core.Wait(im.core().NeighborExchange(g, dst, recvCounts, recvDispls, src, sendCounts, sendDispls, 1, f, false))
 }

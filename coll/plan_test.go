@@ -382,6 +382,7 @@ func TestVCallsMisuse(t *testing.T) {
 			{"NeighborExchange's short source", im.NeighborExchange(g, dst, src, 4, f), coll.ErrCounts},
 			{"NeighborExchangeV's three counts for four neighbours", im.NeighborExchangeV(g, dst, ones[:3], at[:3], src, ones, at, f), coll.ErrCounts},
 			{"NeighborExchangeV's overlapping blocks", im.NeighborExchangeV(g, dst, []int{2, 2, 1, 1}, at, src, ones, at, f), coll.ErrOverlap},
+			{"NeighborExchangeV receiving into a block it sends", im.NeighborExchangeV(g, dst, ones, at, dst, ones, []int{3, 4, 5, 6}, f), coll.ErrOverlap},
 			{"NeighborExchangeV's own block of another length", im.NeighborExchangeV(g, dst, []int{1, 2, 1, 1}, []int{0, 1, 3, 4}, src, ones, at, f), coll.ErrCounts},
 		} {
 			if !errors.Is(c.err, c.want) {
@@ -404,38 +405,37 @@ func TestVCallsMisuse(t *testing.T) {
 	}
 	// Counts that differ (image 2 gives its block one more byte), in
 	// checked mode.
-	errs := make([]error, P)
-	untouched := make([]bool, P)
-	err = colltest.Run(P, colltest.Options{}, coll.Options{Check: true}, time.Minute, func(im *coll.Image) error {
-		me, tm := im.ImageNum(), im.TeamAll()
+	mismatchEverywhere(t, "counts", P, func(im *coll.Image, tm *images.Team) (dst []byte, err error) {
 		counts := []int{2, 2, 2}
-		if me == 2 {
+		if im.ImageNum() == 2 {
 			counts[2] = 3
 		}
-		dst, src := make([]byte, 16), []byte{9, 9, 9}
-		errs[me] = im.GatherAllV(tm, dst, counts, []int{0, 4, 8}, src, f)
-		untouched[me] = slices.Equal(dst, make([]byte, 16))
-		return im.Barrier(tm)
+		dst = make([]byte, 16)
+		return dst, im.GatherAllV(tm, dst, counts, []int{0, 4, 8}, []byte{9, 9, 9}, f)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for me, e := range errs {
-		if !errors.Is(e, coll.ErrMismatch) || !untouched[me] {
-			t.Errorf("image %d: %v, destination untouched %v; want ErrMismatch and untouched", me, e, untouched[me])
-		}
-	}
 	// Grids that differ (image 2's is periodic): the same in a neighbour
 	// exchange.
-	err = colltest.Run(P, colltest.Options{}, coll.Options{Check: true}, time.Minute, func(im *coll.Image) error {
-		me, tm := im.ImageNum(), im.TeamAll()
-		g, err := images.NewGrid(tm, []int{P}, []bool{me == 2})
+	mismatchEverywhere(t, "grids", P, func(im *coll.Image, tm *images.Team) (dst []byte, err error) {
+		g, err := images.NewGrid(tm, []int{P}, []bool{im.ImageNum() == 2})
 		if err != nil {
-			return err
+			return nil, err
 		}
-		dst, src := make([]byte, 2), []byte{9, 9}
-		errs[me] = im.NeighborExchange(g, dst, src, 1, f)
-		untouched[me] = slices.Equal(dst, make([]byte, 2))
+		dst = make([]byte, 2)
+		return dst, im.NeighborExchange(g, dst, []byte{9, 9}, 1, f)
+	})
+}
+
+// mismatchEverywhere runs call on P images in checked mode, and checks
+// that it fails with ErrMismatch on every image, its destination (zeros
+// before) untouched.
+func mismatchEverywhere(t *testing.T, what string, P int, call func(im *coll.Image, tm *images.Team) (dst []byte, err error)) {
+	t.Helper()
+	errs := make([]error, P)
+	untouched := make([]bool, P)
+	err := colltest.Run(P, colltest.Options{}, coll.Options{Check: true}, time.Minute, func(im *coll.Image) error {
+		me, tm := im.ImageNum(), im.TeamAll()
+		dst, err := call(im, tm)
+		errs[me], untouched[me] = err, !slices.ContainsFunc(dst, func(b byte) bool { return b != 0 })
 		return im.Barrier(tm)
 	})
 	if err != nil {
@@ -443,7 +443,7 @@ func TestVCallsMisuse(t *testing.T) {
 	}
 	for me, e := range errs {
 		if !errors.Is(e, coll.ErrMismatch) || !untouched[me] {
-			t.Errorf("grids: image %d: %v, destination untouched %v; want ErrMismatch and untouched", me, e, untouched[me])
+			t.Errorf("%s: image %d: %v, destination untouched %v; want ErrMismatch and untouched", what, me, e, untouched[me])
 		}
 	}
 }

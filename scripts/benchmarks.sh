@@ -68,7 +68,7 @@ lock=/tmp/gocoll-cpu.lock
 blocking=gocoll.Broadcast,gocoll.Scatter,gocoll.Gather,gocoll.GatherAll,gocoll.Exchange,gocoll.Reduce,gocoll.ReduceAll,gocoll.PrefixReduce
 nb=gocoll.BroadcastNB,gocoll.ScatterNB,gocoll.GatherNB,gocoll.GatherAllNB,gocoll.ExchangeNB,gocoll.ReduceAllNB
 one=$blocking,$nb
-planv=gocoll.Plan.Broadcast,gocoll.Plan.ReduceAll,gocoll.GatherV,gocoll.GatherAllV,gocoll.ExchangeV,gocoll.ReduceScatter
+planv=gocoll.Plan.Broadcast,gocoll.Plan.ReduceAll,gocoll.GatherV,gocoll.GatherAllV,gocoll.ExchangeV,gocoll.ReduceScatter,gocoll.NeighborExchange
 
 # The collbench command line of a part, as run and as printed in the doc.
 np2_args="--quiet"
@@ -239,7 +239,7 @@ render_aims() {
 		echo "- images per node, 8 B, ≤ 1.2: $(md check -ops 'gocoll.*/*' -sizes 8 -limit 1.2 "$f2")"
 		echo "- images per node, 64 KiB and up, ≤ 1: $(md check -ops 'gocoll.*/*' -sizes 64K- -limit 1 "$f2")"
 		echo "- plans, 8 B, ≤ 1.0 (native persistent): $(md check -ops 'gocoll.Plan.*' -sizes 8 -limit 1 "$f2")"
-		echo "- v-variants and ReduceScatter, np 2, 8 B, ≤ 1.1: $(md check -ops 'gocoll.GatherV,gocoll.GatherAllV,gocoll.ExchangeV,gocoll.ReduceScatter' -sizes 8 -limit 1.1 "$f2")"
+		echo "- v-variants, ReduceScatter and NeighborExchange, np 2, 8 B, ≤ 1.1: $(md check -ops 'gocoll.GatherV,gocoll.GatherAllV,gocoll.ExchangeV,gocoll.ReduceScatter,gocoll.NeighborExchange' -sizes 8 -limit 1.1 "$f2")"
 		echo "- plans and v-variants, np 2, 64 KiB and up, ≤ 1.02: $(md check -ops "$planv" -sizes 64K- -limit 1.02 "$f2")"
 		echo "- plans and v-variants, np 4, 64 KiB and up, ≤ 1.1: $(md check -ops "$planv" -sizes 64K- -limit 1.1 "$f4")"
 	} | section aims

@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 
 	"github.com/gocoll/gocoll/coll"
+	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
@@ -31,11 +32,12 @@ type bench struct {
 	counts, displs []int          // the v rows' blocks, np each (vBlocks)
 	// Kept from one call of a loop to the next (made in the warm-up),
 	// released by close: the persistent rows' requests, NeighborAlltoall's
-	// grid, and the C loops' own (cstate), whose requests keep the
-	// buffers, pinned by cPins.
+	// grid (and gocoll.NeighborExchange's), and the C loops' own (cstate),
+	// whose requests keep the buffers, pinned by cPins.
 	arPlan, bcPlan plan
 	gPlan          gocollPlan // the gocoll.Plan.* rows' (gocoll.go)
 	cart           *mpi.Comm
+	grid           *images.Grid
 	cs             *cState
 	cPins          runtime.Pinner
 

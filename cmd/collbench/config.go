@@ -110,7 +110,9 @@ MPI_Wait of MPI_Bcast_init or MPI_Allreduce_init); gocoll.GatherV,
 gocoll.GatherAllV and gocoll.ExchangeV have equal counts, against
 MPI_Gatherv, MPI_Allgatherv and MPI_Alltoallv; gocoll.ReduceScatter is
 ReduceScatterOf of size bytes of float64 per rank, against
-MPI_Reduce_scatter. The gocoll.Tnp.* rows put T = np images (goroutines)
+MPI_Reduce_scatter; gocoll.NeighborExchange exchanges size bytes with each
+neighbour on the same ring as NeighborAlltoall (an images.Grid), against
+MPI_Neighbor_alltoall. The gocoll.Tnp.* rows put T = np images (goroutines)
 on ONE process against those rows' one image on each of np processes, the
 same number of images: rank 0 runs them alone, on a conduit over
 MPI_COMM_SELF, while the other ranks sleep, so their Go min/avg/max are rank

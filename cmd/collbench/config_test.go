@@ -73,7 +73,7 @@ func TestCounts(t *testing.T) {
 
 func TestParseOps(t *testing.T) {
 	all := opNames()
-	if len(all) != 51 || all[0] != "PingPong" || all[1] != "Stream" || all[2] != "Barrier" || all[15] != "Allreduce_init" || all[21] != "NeighborAlltoall" || all[22] != "gocoll.Broadcast" || all[36] != "gocoll.Plan.Broadcast" || all[42] != "gocoll.Agg16.Broadcast" || all[45] != "gocoll.Seg.Broadcast" || all[47] != "gocoll.Tnp.Broadcast" {
+	if len(all) != 52 || all[0] != "PingPong" || all[1] != "Stream" || all[2] != "Barrier" || all[15] != "Allreduce_init" || all[21] != "NeighborAlltoall" || all[22] != "gocoll.Broadcast" || all[36] != "gocoll.Plan.Broadcast" || all[43] != "gocoll.Agg16.Broadcast" || all[46] != "gocoll.Seg.Broadcast" || all[48] != "gocoll.Tnp.Broadcast" {
 		t.Fatalf("opNames() = %v", all)
 	}
 	tnp := func(ops ...string) []string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gocoll/gocoll"
 	"github.com/gocoll/gocoll/coll"
+	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/mpiconduit"
 	"github.com/gocoll/gocoll/reducefn"
 	gsync "github.com/gocoll/gocoll/sync"
@@ -52,6 +53,7 @@ func gocollEntries(b *bench) []entry {
 		{name: "gocoll.GatherAllV", sized: true, goLoop: b.gGatherAllV, cLoop: b.cAllgatherv},
 		{name: "gocoll.ExchangeV", sized: true, goLoop: b.gExchangeV, cLoop: b.cAlltoallv},
 		{name: "gocoll.ReduceScatter", sized: true, goLoop: b.gReduceScatter, cLoop: b.cReduceScatter},
+		{name: "gocoll.NeighborExchange", sized: true, goLoop: b.gNeighborExchange, cLoop: b.cNeighborAlltoall},
 	}
 	for i := range es {
 		es[i].drain = b.drain
@@ -272,6 +274,22 @@ func (b *bench) gExchangeV(size, iters int) error {
 	im, t, s, r := b.im, b.im.TeamAll(), b.sb[:size*b.np], b.rb[:size*b.np]
 	counts, displs := b.vBlocks(size)
 	return b.blocking(iters, func() error { return im.ExchangeV(t, r, counts, displs, s, counts, displs, myMy) })
+}
+
+// gNeighborExchange exchanges size bytes with each neighbour on a
+// periodic ring of all images, as NeighborAlltoall does; the grid is made
+// on the first call.
+func (b *bench) gNeighborExchange(size, iters int) error {
+	im := b.im
+	if b.grid == nil {
+		g, err := images.NewGrid(im.TeamAll(), []int{b.np}, []bool{true})
+		if err != nil {
+			return err
+		}
+		b.grid = g
+	}
+	g, s, r := b.grid, b.sb[:2*size], b.rb[:2*size]
+	return b.blocking(iters, func() error { return im.NeighborExchange(g, r, s, size, myMy) })
 }
 
 func (b *bench) gReduceScatter(size, iters int) error {

@@ -1,8 +1,6 @@
 package mpitest
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 	"testing"
 
@@ -12,25 +10,6 @@ import (
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
 	gsync "github.com/gocoll/gocoll/sync"
 )
-
-// TestNeighborExchangesMPI runs colltest.NeighborExchanges under mpirun
-// with one, two, four and an uneven number of images per rank.
-func TestNeighborExchangesMPI(t *testing.T) {
-	for _, per := range tables(mpi.World().Size()) {
-		t.Run(fmt.Sprint(per), func(t *testing.T) {
-			f := gsync.InMySync | gsync.OutMySync | gsync.Local
-			if slices.Max(per) > 1 {
-				f |= gsync.AllThreads
-			}
-			err := runImages(per, coll.Options{}, func(im *coll.Image, nd *colltest.Node) error {
-				return errors.Join(colltest.NeighborExchanges(im, im.TeamAll(), f, 6), im.Close())
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
-}
 
 // TestNeighborExchangeMatchesNativeMPI compares NeighborExchangeOf and
 // NeighborExchangeVOf with MPI_Neighbor_alltoall and

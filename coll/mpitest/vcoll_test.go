@@ -12,8 +12,9 @@ import (
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
-// TestVCallsMPI runs colltest.VCalls and colltest.ReduceScatters under mpirun with one, two, four and
-// an uneven number of images per rank.
+// TestVCallsMPI runs colltest.VCalls, colltest.ReduceScatters and
+// colltest.NeighborExchanges under mpirun with one, two, four and an
+// uneven number of images per rank.
 func TestVCallsMPI(t *testing.T) {
 	for _, per := range tables(mpi.World().Size()) {
 		t.Run(fmt.Sprint(per), func(t *testing.T) {
@@ -22,7 +23,8 @@ func TestVCallsMPI(t *testing.T) {
 				f |= gsync.AllThreads
 			}
 			err := runImages(per, coll.Options{}, func(im *coll.Image, nd *colltest.Node) error {
-				return errors.Join(colltest.VCalls(im, im.TeamAll(), f, 8), colltest.ReduceScatters(im, im.TeamAll(), f, 6), im.Close())
+				tm := im.TeamAll()
+				return errors.Join(colltest.VCalls(im, tm, f, 8), colltest.ReduceScatters(im, tm, f, 6), colltest.NeighborExchanges(im, tm, f, 6), im.Close())
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -10,7 +9,8 @@ import (
 	"github.com/gocoll/gocoll"
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/examples/internal/decomp"
-	"github.com/gocoll/gocoll/examples/internal/halo"
+	"github.com/gocoll/gocoll/images"
+	gsync "github.com/gocoll/gocoll/sync"
 )
 
 // params: the n x n grid, at most maxIter iterations, stopping once
@@ -38,40 +38,39 @@ type system struct {
 	n, ny, w int
 	x, r, q  []float64
 	p        []float64 // (ny+2) x w; its rows 1..ny are the ones owned
-	line     *halo.Line
+	line     *images.Grid
+	halo     haloRows
 	dst, src []float64 // of the sums
 }
 
-func newSystem(im *coll.Image, line *halo.Line, n, ny int) *system {
+// haloRows are the counts and displacements in p of the halo exchange on
+// the line of images, in its order of neighbours (below, then above): p's
+// first owned row goes to the image below and its last to the one above,
+// whose rows arrive in p's halo rows, in place. Rows past the ends of the
+// line are neither sent nor received (they stay zero: the boundary).
+type haloRows struct{ counts, send, recv []int }
+
+// flags of the halo exchange: p is written locally before it (IN_MYSYNC)
+// and read locally after it (OUT_MYSYNC), so an image waits only on its
+// neighbours.
+const flags = gsync.InMySync | gsync.OutMySync | gsync.Local | gsync.AllThreads
+
+func newSystem(im *coll.Image, line *images.Grid, n, ny int) *system {
 	w := n + 2
 	return &system{im: im, n: n, ny: ny, w: w,
 		x: make([]float64, ny*w), r: make([]float64, ny*w), q: make([]float64, ny*w),
-		p: make([]float64, (ny+2)*w), line: line, dst: make([]float64, 1), src: make([]float64, 1)}
+		p: make([]float64, (ny+2)*w), line: line, dst: make([]float64, 1), src: make([]float64, 1),
+		halo: haloRows{counts: []int{w, w}, send: []int{w, ny * w}, recv: []int{0, (ny + 1) * w}}}
 }
 
 // own is the owned part of p, laid out as x, r and q.
 func (s *system) own() []float64 { return s.p[s.w : (s.ny+1)*s.w] }
 
 // applyA sets q = A p, after filling p's halo rows from the neighbours.
-func (s *system) applyA(ctx context.Context) error {
-	w, l := s.w, s.line
-	if e := l.Edge(halo.Below); e != nil {
-		copy(e, s.p[w:2*w])
-	}
-	if e := l.Edge(halo.Above); e != nil {
-		copy(e, s.p[s.ny*w:(s.ny+1)*w])
-	}
-	if err := l.Start(); err != nil {
+func (s *system) applyA() error {
+	h := &s.halo
+	if err := coll.NeighborExchangeVOf(s.im, s.line, s.p, h.counts, h.recv, s.p, h.counts, h.send, flags); err != nil {
 		return err
-	}
-	if err := l.Wait(ctx); err != nil {
-		return err
-	}
-	if h := l.Halo(halo.Below); h != nil {
-		copy(s.p[:w], h)
-	}
-	if h := l.Halo(halo.Above); h != nil {
-		copy(s.p[(s.ny+1)*w:], h)
 	}
 	stencil(s.q, s.p, s.n, s.ny)
 	return nil
@@ -104,17 +103,15 @@ func (p params) check(np int) error {
 // unit square), x0 = 0. Image i of P holds a band of consecutive grid rows
 // (decomp.Span). Collective over TeamAll.
 func solve(im *coll.Image, p params) (res result, err error) {
-	ctx := context.Background()
 	all := im.TeamAll()
 	if err := p.check(all.Size()); err != nil {
 		return res, err
 	}
 	_, ny := decomp.Span(p.n, all.Size(), all.Rank(im.ImageNum()))
-	line, err := halo.NewLine(im, all, p.n+2)
+	line, err := images.NewGrid(all, []int{all.Size()}, []bool{false})
 	if err != nil {
 		return res, err
 	}
-	defer func() { err = errors.Join(err, line.Close()) }()
 	s := newSystem(im, line, p.n, ny)
 
 	h2 := 1 / (float64(p.n+1) * float64(p.n+1))
@@ -137,7 +134,7 @@ func solve(im *coll.Image, p params) (res result, err error) {
 	bnorm := math.Sqrt(rr)
 	for res.iters < p.maxIter && math.Sqrt(rr) > p.rtol*bnorm {
 		res.iters++
-		if err := s.applyA(ctx); err != nil {
+		if err := s.applyA(); err != nil {
 			return res, err
 		}
 		pq, err := s.sum(dot(s.own(), s.q))
@@ -162,7 +159,7 @@ func solve(im *coll.Image, p params) (res result, err error) {
 
 	// The true residual b - A x, with x in p's place; r becomes b again.
 	copy(s.own(), s.x)
-	if err := s.applyA(ctx); err != nil {
+	if err := s.applyA(); err != nil {
 		return res, err
 	}
 	for i := range ny {

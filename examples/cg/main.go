@@ -2,7 +2,8 @@
 // zero boundary values, discretized by the 5-point stencil on an n x n grid,
 // by conjugate gradients, on a band of grid rows per process, with gocoll's
 // collectives: the dot products' sums by ReduceAll, the halo rows of the
-// mat-vec by Exchange on teams of two neighbours. The local vector kernels
+// mat-vec by a neighbour exchange on the line of images, in place
+// (coll.NeighborExchangeVOf). The local vector kernels
 // are gonum's. c/cg.c is its C + MPI twin.
 //
 //	go build -o cg ./examples/cg

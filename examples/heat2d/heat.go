@@ -9,7 +9,7 @@ import (
 
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/examples/internal/decomp"
-	"github.com/gocoll/gocoll/examples/internal/halo"
+	"github.com/gocoll/gocoll/images"
 	gsync "github.com/gocoll/gocoll/sync"
 )
 
@@ -32,10 +32,12 @@ type result struct {
 	seconds  float64 // the sweeps, from a barrier to the end
 }
 
-// flags of the reductions: the source is written locally before the call
-// (IN_MYSYNC) and the result read locally after it (OUT_MYSYNC); nothing
-// needs a barrier. See halo.Flags for AllThreads.
-const flags = halo.Flags
+// flags of the halo exchange and the reductions: the source is written
+// locally before the call (IN_MYSYNC) and the result read locally after it
+// (OUT_MYSYNC), so nothing needs a barrier and an image waits only on the
+// images it exchanges with. AllThreads lets a node host several images,
+// each calling for itself (one image per node works the same).
+const flags = gsync.InMySync | gsync.OutMySync | gsync.Local | gsync.AllThreads
 
 // Boundary values: the top edge is held at 1, the left one at 0.5, the
 // others at 0; the interior starts at 0. The left/right asymmetry makes a
@@ -130,53 +132,53 @@ func (b *block) checksum() uint64 {
 	return c
 }
 
-// exchange fills the halos of u: the column line (the image's column team)
-// carries rows to the blocks above and below, the row line columns to the
-// blocks left and right. Both lines exchange at once.
-func (b *block) exchange(ctx context.Context, rows, cols *halo.Line) error {
-	s := b.nx + 2
-	u := b.u
-	if e := cols.Edge(halo.Below); e != nil {
-		copy(e, u[s+1:][:b.nx])
+// halo is the exchange of a block's edges with the neighbouring blocks on
+// the process grid, in the grid's order of neighbours: north (the block
+// row above), south, west, east. The edges are packed one after another
+// in send, the halos arrive in recv; a side without a neighbour (the
+// boundary) is neither sent nor received.
+type halo struct {
+	im             *coll.Image
+	g              *images.Grid
+	me             int // team rank
+	counts, displs []int
+	send, recv     []float64
+}
+
+func newHalo(im *coll.Image, g *images.Grid, nx, ny int) *halo {
+	return &halo{im: im, g: g, me: g.Team().Rank(im.ImageNum()),
+		counts: []int{nx, nx, ny, ny}, displs: []int{0, nx, 2 * nx, 2*nx + ny},
+		send: make([]float64, 2*(nx+ny)), recv: make([]float64, 2*(nx+ny))}
+}
+
+// side is block i of b.
+func (h *halo) side(b []float64, i int) []float64 { return b[h.displs[i]:][:h.counts[i]] }
+
+// exchange fills the halos of b.u from the neighbours' edges.
+func (h *halo) exchange(b *block) error {
+	s, u := b.nx+2, b.u
+	copy(h.side(h.send, 0), u[s+1:][:b.nx])
+	copy(h.side(h.send, 1), u[b.ny*s+1:][:b.nx])
+	for i, w, e := 0, h.side(h.send, 2), h.side(h.send, 3); i < b.ny; i++ {
+		w[i], e[i] = u[(i+1)*s+1], u[(i+1)*s+b.nx]
 	}
-	if e := cols.Edge(halo.Above); e != nil {
-		copy(e, u[b.ny*s+1:][:b.nx])
-	}
-	if e := rows.Edge(halo.Below); e != nil {
-		for i := range e {
-			e[i] = u[(i+1)*s+1]
-		}
-	}
-	if e := rows.Edge(halo.Above); e != nil {
-		for i := range e {
-			e[i] = u[(i+1)*s+b.nx]
-		}
-	}
-	if err := cols.Start(); err != nil {
+	if err := coll.NeighborExchangeVOf(h.im, h.g, h.recv, h.counts, h.displs, h.send, h.counts, h.displs, flags); err != nil {
 		return err
 	}
-	if err := rows.Start(); err != nil {
-		return err
+	has := func(i int) bool { return h.g.Neighbor(h.me, i) != images.NoNeighbor }
+	if has(0) {
+		copy(u[1:][:b.nx], h.side(h.recv, 0))
 	}
-	if err := cols.Wait(ctx); err != nil {
-		return err
+	if has(1) {
+		copy(u[(b.ny+1)*s+1:][:b.nx], h.side(h.recv, 1))
 	}
-	if err := rows.Wait(ctx); err != nil {
-		return err
-	}
-	if h := cols.Halo(halo.Below); h != nil {
-		copy(u[1:][:b.nx], h)
-	}
-	if h := cols.Halo(halo.Above); h != nil {
-		copy(u[(b.ny+1)*s+1:][:b.nx], h)
-	}
-	if h := rows.Halo(halo.Below); h != nil {
-		for i, x := range h {
+	if has(2) {
+		for i, x := range h.side(h.recv, 2) {
 			u[(i+1)*s] = x
 		}
 	}
-	if h := rows.Halo(halo.Above); h != nil {
-		for i, x := range h {
+	if has(3) {
+		for i, x := range h.side(h.recv, 3) {
 			u[(i+1)*s+b.nx+1] = x
 		}
 	}
@@ -201,7 +203,8 @@ func (p params) check(np int) error {
 
 // solve runs the Jacobi iteration on image im's block. It is collective over
 // TeamAll; image i holds block (i / px, i % px).
-func solve(im *coll.Image, p params) (res result, err error) {
+func solve(im *coll.Image, p params) (result, error) {
+	var res result
 	ctx := context.Background()
 	all := im.TeamAll()
 	np := all.Size()
@@ -211,29 +214,14 @@ func solve(im *coll.Image, p params) (res result, err error) {
 	me := all.Rank(im.ImageNum())
 	prow, pcol := me/p.px, me%p.px
 
-	// The row team holds the blocks of this block row, ranked by column; the
-	// column team those of this block column, ranked by row. Each is a line
-	// of neighbours for the halo exchange.
-	row, err := im.Split(all, prow, pcol)
-	if err != nil {
-		return res, err
-	}
-	col, err := im.Split(all, pcol, prow)
+	// The process grid: image i holds block (i / px, i % px), as the grid
+	// ranks them (row-major).
+	g, err := images.NewGrid(all, []int{p.py, p.px}, []bool{false, false})
 	if err != nil {
 		return res, err
 	}
 	b := newBlock(p, prow, pcol)
-	rows, err := halo.NewLine(im, row, b.ny) // left and right: columns of ny
-	if err != nil {
-		return res, err
-	}
-	cols, err := halo.NewLine(im, col, b.nx) // above and below: rows of nx
-	if err != nil {
-		return res, err
-	}
-	defer func() {
-		err = errors.Join(err, rows.Close(), cols.Close(), im.Destroy(row), im.Destroy(col))
-	}()
+	h := newHalo(im, g, b.nx, b.ny)
 
 	// The convergence test: every k sweeps a max-reduction of the block
 	// residuals starts, non-blocking, and is waited for after the next
@@ -256,7 +244,7 @@ func solve(im *coll.Image, p params) (res result, err error) {
 	t0 := time.Now()
 	for res.steps < p.steps {
 		res.steps++
-		if err := b.exchange(ctx, rows, cols); err != nil {
+		if err := h.exchange(b); err != nil {
 			return res, err
 		}
 		test := res.steps%p.k == 0

@@ -1,9 +1,9 @@
 // Command heat2d solves the 2-D heat equation at steady state (Laplace's
 // equation) on an n x n grid by Jacobi iteration, on a 2-D grid of
 // processes, with gocoll's collectives: each sweep exchanges halos with the
-// neighbouring blocks (Exchange on teams of two, split from the row and
-// column teams), and every k sweeps a non-blocking max-reduction of the
-// residual overlaps the next sweep. c/heat2d.c is its C + MPI twin: same
+// neighbouring blocks (a neighbour exchange on the process grid,
+// coll.NeighborExchangeVOf), and every k sweeps a non-blocking
+// max-reduction of the residual overlaps the next sweep. c/heat2d.c is its C + MPI twin: same
 // arithmetic in the same order, so the printed results agree bit for bit
 // (the time aside), at every process count.
 //
