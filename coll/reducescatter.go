@@ -23,12 +23,23 @@ import (
 // elements. The function must combine scalars one by one (its entry's
 // Scalar > 0, elemSize a whole number of them): the vectors are split.
 func (im *Image) ReduceScatter(t *images.Team, dst, src []byte, counts []int, elemSize, fn, arg int, f gsync.Flags) error {
-	return core.Wait(im.core().ReduceScatter(t, dst, src, counts, elemSize, fn, arg, f, false, false))
+	return core.Wait(im.core().ReduceScatter(t, dst, nil, src, nil, false, counts, elemSize, fn, arg, f, false, false))
 }
 
 // ReduceScatterNB is the non-blocking ReduceScatter.
 func (im *Image) ReduceScatterNB(t *images.Team, dst, src []byte, counts []int, elemSize, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.core().ReduceScatter(t, dst, src, counts, elemSize, fn, arg, f, true, false))
+	return public(im.core().ReduceScatter(t, dst, nil, src, nil, false, counts, elemSize, fn, arg, f, true, false))
+}
+
+// ReduceScatterM is ReduceScatter with a destination and a source per
+// image.
+func (im *Image) ReduceScatterM(t *images.Team, dsts, srcs [][]byte, counts []int, elemSize, fn, arg int, f gsync.Flags) error {
+	return core.Wait(im.core().ReduceScatter(t, nil, dsts, nil, srcs, true, counts, elemSize, fn, arg, f, false, false))
+}
+
+// ReduceScatterMNB is the non-blocking ReduceScatterM.
+func (im *Image) ReduceScatterMNB(t *images.Team, dsts, srcs [][]byte, counts []int, elemSize, fn, arg int, f gsync.Flags) (gsync.Handle, error) {
+	return public(im.core().ReduceScatter(t, nil, dsts, nil, srcs, true, counts, elemSize, fn, arg, f, true, false))
 }
 
 // ReduceScatterOf is the reduce-scatter of []T by op (MPI_Reduce_scatter).
@@ -37,7 +48,7 @@ func ReduceScatterOf[T any](im *Image, t *images.Team, dst, src []T, counts []in
 	if err != nil {
 		return err
 	}
-	return core.Wait(im.core().ReduceScatter(t, bytesView(dst), bytesView(src), counts, es, fn, arg, f, false, true))
+	return core.Wait(im.core().ReduceScatter(t, bytesView(dst), nil, bytesView(src), nil, false, counts, es, fn, arg, f, false, true))
 }
 
 // ReduceScatterOfNB is the non-blocking ReduceScatterOf.
@@ -46,7 +57,7 @@ func ReduceScatterOfNB[T any](im *Image, t *images.Team, dst, src []T, counts []
 	if err != nil {
 		return gsync.Handle{}, err
 	}
-	return public(im.core().ReduceScatter(t, bytesView(dst), bytesView(src), counts, es, fn, arg, f, true, true))
+	return public(im.core().ReduceScatter(t, bytesView(dst), nil, bytesView(src), nil, false, counts, es, fn, arg, f, true, true))
 }
 
 // ReduceScatterBlockOf is ReduceScatterOf with len(dst) elements for every

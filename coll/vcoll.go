@@ -27,42 +27,76 @@ import (
 //   - Bad counts or displacements (a negative one, a list of the wrong
 //     length, a block outside its buffer) are ErrCounts.
 //
-// The single-address forms only: with several images per node, each calls
-// with AllThreads. Counts and displacements, like the buffers, must not
-// change until the call is synced. The typed forms (GatherVOf, ...) count
-// in elements.
+// With several images per node, each calls with AllThreads, or one calls
+// for the node's images by the m forms of GatherV, ScatterV and GatherAllV
+// (a buffer per image where each image has its own, one list of counts
+// and displacements for all: ExchangeV's, each image's own, have no m
+// form). Counts and displacements, like the buffers, must not change
+// until the call is synced. The typed forms (GatherVOf, ...) count in
+// elements.
 
 // GatherV gathers every image's block (src[:counts[rank]]) into dst on
 // the root, at displs (MPI_Gatherv).
 func (im *Image) GatherV(t *images.Team, root int, dst []byte, counts, displs []int, src []byte, f gsync.Flags) error {
-	return core.Wait(im.core().GatherV(t, root, dst, counts, displs, src, 1, f, false))
+	return core.Wait(im.core().GatherV(t, root, dst, counts, displs, src, nil, false, 1, f, false))
 }
 
 // GatherVNB is the non-blocking GatherV.
 func (im *Image) GatherVNB(t *images.Team, root int, dst []byte, counts, displs []int, src []byte, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.core().GatherV(t, root, dst, counts, displs, src, 1, f, true))
+	return public(im.core().GatherV(t, root, dst, counts, displs, src, nil, false, 1, f, true))
 }
 
 // ScatterV gives every image its block of the root's src (at displs) in
 // dst[:counts[rank]] (MPI_Scatterv).
 func (im *Image) ScatterV(t *images.Team, dst []byte, root int, src []byte, counts, displs []int, f gsync.Flags) error {
-	return core.Wait(im.core().ScatterV(t, dst, root, src, counts, displs, 1, f, false))
+	return core.Wait(im.core().ScatterV(t, dst, nil, false, root, src, counts, displs, 1, f, false))
 }
 
 // ScatterVNB is the non-blocking ScatterV.
 func (im *Image) ScatterVNB(t *images.Team, dst []byte, root int, src []byte, counts, displs []int, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.core().ScatterV(t, dst, root, src, counts, displs, 1, f, true))
+	return public(im.core().ScatterV(t, dst, nil, false, root, src, counts, displs, 1, f, true))
 }
 
 // GatherAllV gathers every image's block (src[:counts[rank]]) into dst on
 // every image, at its displs (MPI_Allgatherv).
 func (im *Image) GatherAllV(t *images.Team, dst []byte, counts, displs []int, src []byte, f gsync.Flags) error {
-	return core.Wait(im.core().GatherAllV(t, dst, counts, displs, src, 1, f, false))
+	return core.Wait(im.core().GatherAllV(t, dst, nil, counts, displs, src, nil, false, 1, f, false))
 }
 
 // GatherAllVNB is the non-blocking GatherAllV.
 func (im *Image) GatherAllVNB(t *images.Team, dst []byte, counts, displs []int, src []byte, f gsync.Flags) (gsync.Handle, error) {
-	return public(im.core().GatherAllV(t, dst, counts, displs, src, 1, f, true))
+	return public(im.core().GatherAllV(t, dst, nil, counts, displs, src, nil, false, 1, f, true))
+}
+
+// GatherVM is GatherV with a source per image.
+func (im *Image) GatherVM(t *images.Team, root int, dst []byte, counts, displs []int, srcs [][]byte, f gsync.Flags) error {
+	return core.Wait(im.core().GatherV(t, root, dst, counts, displs, nil, srcs, true, 1, f, false))
+}
+
+// GatherVMNB is the non-blocking GatherVM.
+func (im *Image) GatherVMNB(t *images.Team, root int, dst []byte, counts, displs []int, srcs [][]byte, f gsync.Flags) (gsync.Handle, error) {
+	return public(im.core().GatherV(t, root, dst, counts, displs, nil, srcs, true, 1, f, true))
+}
+
+// ScatterVM is ScatterV with a destination per image.
+func (im *Image) ScatterVM(t *images.Team, dsts [][]byte, root int, src []byte, counts, displs []int, f gsync.Flags) error {
+	return core.Wait(im.core().ScatterV(t, nil, dsts, true, root, src, counts, displs, 1, f, false))
+}
+
+// ScatterVMNB is the non-blocking ScatterVM.
+func (im *Image) ScatterVMNB(t *images.Team, dsts [][]byte, root int, src []byte, counts, displs []int, f gsync.Flags) (gsync.Handle, error) {
+	return public(im.core().ScatterV(t, nil, dsts, true, root, src, counts, displs, 1, f, true))
+}
+
+// GatherAllVM is GatherAllV with a destination and a source per image;
+// every destination has the blocks at displs.
+func (im *Image) GatherAllVM(t *images.Team, dsts [][]byte, counts, displs []int, srcs [][]byte, f gsync.Flags) error {
+	return core.Wait(im.core().GatherAllV(t, nil, dsts, counts, displs, nil, srcs, true, 1, f, false))
+}
+
+// GatherAllVMNB is the non-blocking GatherAllVM.
+func (im *Image) GatherAllVMNB(t *images.Team, dsts [][]byte, counts, displs []int, srcs [][]byte, f gsync.Flags) (gsync.Handle, error) {
+	return public(im.core().GatherAllV(t, nil, dsts, counts, displs, nil, srcs, true, 1, f, true))
 }
 
 // ExchangeV sends every image j the block src[sendDispls[j]:][:sendCounts[j]]
@@ -83,7 +117,7 @@ func GatherVOf[T any](im *Image, t *images.Team, root int, dst []T, counts, disp
 	if err != nil {
 		return err
 	}
-	return core.Wait(im.core().GatherV(t, root, bytesView(dst), counts, displs, bytesView(src), es, f, false))
+	return core.Wait(im.core().GatherV(t, root, bytesView(dst), counts, displs, bytesView(src), nil, false, es, f, false))
 }
 
 // GatherVOfNB is the non-blocking GatherVOf.
@@ -92,7 +126,7 @@ func GatherVOfNB[T any](im *Image, t *images.Team, root int, dst []T, counts, di
 	if err != nil {
 		return gsync.Handle{}, err
 	}
-	return public(im.core().GatherV(t, root, bytesView(dst), counts, displs, bytesView(src), es, f, true))
+	return public(im.core().GatherV(t, root, bytesView(dst), counts, displs, bytesView(src), nil, false, es, f, true))
 }
 
 // ScatterVOf is ScatterV over []T, counts and displacements in elements.
@@ -101,7 +135,7 @@ func ScatterVOf[T any](im *Image, t *images.Team, dst []T, root int, src []T, co
 	if err != nil {
 		return err
 	}
-	return core.Wait(im.core().ScatterV(t, bytesView(dst), root, bytesView(src), counts, displs, es, f, false))
+	return core.Wait(im.core().ScatterV(t, bytesView(dst), nil, false, root, bytesView(src), counts, displs, es, f, false))
 }
 
 // ScatterVOfNB is the non-blocking ScatterVOf.
@@ -110,7 +144,7 @@ func ScatterVOfNB[T any](im *Image, t *images.Team, dst []T, root int, src []T, 
 	if err != nil {
 		return gsync.Handle{}, err
 	}
-	return public(im.core().ScatterV(t, bytesView(dst), root, bytesView(src), counts, displs, es, f, true))
+	return public(im.core().ScatterV(t, bytesView(dst), nil, false, root, bytesView(src), counts, displs, es, f, true))
 }
 
 // GatherAllVOf is GatherAllV over []T, counts and displacements in
@@ -120,7 +154,7 @@ func GatherAllVOf[T any](im *Image, t *images.Team, dst []T, counts, displs []in
 	if err != nil {
 		return err
 	}
-	return core.Wait(im.core().GatherAllV(t, bytesView(dst), counts, displs, bytesView(src), es, f, false))
+	return core.Wait(im.core().GatherAllV(t, bytesView(dst), nil, counts, displs, bytesView(src), nil, false, es, f, false))
 }
 
 // GatherAllVOfNB is the non-blocking GatherAllVOf.
@@ -129,7 +163,7 @@ func GatherAllVOfNB[T any](im *Image, t *images.Team, dst []T, counts, displs []
 	if err != nil {
 		return gsync.Handle{}, err
 	}
-	return public(im.core().GatherAllV(t, bytesView(dst), counts, displs, bytesView(src), es, f, true))
+	return public(im.core().GatherAllV(t, bytesView(dst), nil, counts, displs, bytesView(src), nil, false, es, f, true))
 }
 
 // ExchangeVOf is ExchangeV over []T, counts and displacements in elements.

@@ -377,7 +377,7 @@ func draw(g *rand.Rand, i int, onePerNode bool, teams, maxBlock int) *mop {
 	}
 	o.plan = g.IntN(4) == 0
 	o.v = g.IntN(3) == 0 && o.kind < len(kinds) && kinds[o.kind].name != "broadcast" &&
-		(o.form == EveryImage || o.form == RepresentativeSingle)
+		(o.form == EveryImage || o.form == RepresentativeSingle || o.form == Representative && kinds[o.kind].name != "exchange")
 	return o
 }
 
@@ -581,6 +581,28 @@ func (m *modelImage) step(o *mop, p *pending) error {
 	return nil
 }
 
+// vCallM is vCall for an m form (a representative's), non-blocking:
+// gather, scatter and gather_all.
+func vCallM(im *coll.Image, t *images.Team, o *mop, root int, dsts [][]byte, rootDst []byte, srcs [][]byte, rootSrc []byte) (gsync.Handle, error) {
+	counts, displs := inRankOrder(t.Size(), o.n)
+	switch kinds[o.kind].name {
+	case "scatter":
+		return im.ScatterVMNB(t, dsts, root, rootSrc, counts, displs, o.f)
+	case "gather":
+		return im.GatherVMNB(t, root, rootDst, counts, displs, srcs, o.f)
+	}
+	return im.GatherAllVMNB(t, dsts, counts, displs, srcs, o.f)
+}
+
+// inRankOrder are P blocks of n, in rank order.
+func inRankOrder(P, n int) (counts, displs []int) {
+	counts, displs = make([]int, P), make([]int, P)
+	for r := range P {
+		counts[r], displs[r] = n, r*n
+	}
+	return counts, displs
+}
+
 // blocking makes o's call, a single-address form, in its blocking form.
 func blocking(im *coll.Image, t *images.Team, o *mop, root int, dst, src []byte, sl, dl coll.Layout) error {
 	switch o.kind {
@@ -611,11 +633,7 @@ func blocking(im *coll.Image, t *images.Team, o *mop, root int, dst, src []byte,
 // movement, by the v-variants' checks and schedules; in the blocking form
 // if blocking.
 func vCall(im *coll.Image, t *images.Team, o *mop, root int, dst, src []byte, blocking bool) (gsync.Handle, error) {
-	P := t.Size()
-	counts, displs := make([]int, P), make([]int, P)
-	for r := range P {
-		counts[r], displs[r] = o.n, r*o.n
-	}
+	counts, displs := inRankOrder(t.Size(), o.n)
 	var h gsync.Handle
 	var err error
 	switch name := kinds[o.kind].name; {
@@ -697,6 +715,9 @@ func (m *modelImage) call(p *pending) (gsync.Handle, error) {
 		if r == p.root || (o.f&gsync.Single != 0 && rootDst == nil) {
 			rootDst, rootSrc = p.dst[i], p.src[i]
 		}
+	}
+	if o.v {
+		return vCallM(im, t, o, p.root, dsts, rootDst, srcs, rootSrc)
 	}
 	sl, dl := layoutOn(o.sl, P), layoutOn(o.dl, P)
 	switch o.kind {

@@ -19,35 +19,43 @@ import (
 // displacements are each image's own, as are ExchangeV's counts, whose
 // pairs the message headers check (a length that differs is ErrMismatch).
 
-func (im *Image) GatherV(t *images.Team, root int, dst []byte, counts, displs []int, src []byte, unit int, f gsync.Flags, nb bool) (engine.Handle, error) {
+// GatherV, ScatterV and GatherAllV: in the m forms (multi), the node's
+// images' own buffers are listed (srcs of GatherV and GatherAllV, dsts of
+// ScatterV and GatherAllV); counts and displacements are the node's, as
+// every image's are alike where they apply.
+
+func (im *Image) GatherV(t *images.Team, root int, dst []byte, counts, displs []int, src []byte, srcs [][]byte, multi bool, unit int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
-	im.vArgs(&a, plan.GatherV, t, root, unit, counts, f, nb)
+	im.vArgs(&a, plan.GatherV, t, root, unit, counts, f, nb, multi)
+	a.take(a.Dst, "dst", dst, nil, false, im.n)
+	a.take(a.Src, "src", src, srcs, multi, im.n)
 	lo, hi := a.members()
 	for k := lo; k < hi && a.err == nil; k++ {
-		a.Dst[k], a.Src[k] = dst, src
-		a.vBlocks(k, src, dst, "src", "dst", counts, displs, unit, a.tn.Mem[k] == root, true)
+		a.vBlocks(k, a.Src[k], a.Dst[k], "src", "dst", counts, displs, unit, a.tn.Mem[k] == root, true)
 	}
 	return im.run(&a)
 }
 
-func (im *Image) ScatterV(t *images.Team, dst []byte, root int, src []byte, counts, displs []int, unit int, f gsync.Flags, nb bool) (engine.Handle, error) {
+func (im *Image) ScatterV(t *images.Team, dst []byte, dsts [][]byte, multi bool, root int, src []byte, counts, displs []int, unit int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
-	im.vArgs(&a, plan.ScatterV, t, root, unit, counts, f, nb)
+	im.vArgs(&a, plan.ScatterV, t, root, unit, counts, f, nb, multi)
+	a.take(a.Dst, "dst", dst, dsts, multi, im.n)
+	a.take(a.Src, "src", src, nil, false, im.n)
 	lo, hi := a.members()
 	for k := lo; k < hi && a.err == nil; k++ {
-		a.Dst[k], a.Src[k] = dst, src
-		a.vBlocks(k, dst, src, "dst", "src", counts, displs, unit, a.tn.Mem[k] == root, false)
+		a.vBlocks(k, a.Dst[k], a.Src[k], "dst", "src", counts, displs, unit, a.tn.Mem[k] == root, false)
 	}
 	return im.run(&a)
 }
 
-func (im *Image) GatherAllV(t *images.Team, dst []byte, counts, displs []int, src []byte, unit int, f gsync.Flags, nb bool) (engine.Handle, error) {
+func (im *Image) GatherAllV(t *images.Team, dst []byte, dsts [][]byte, counts, displs []int, src []byte, srcs [][]byte, multi bool, unit int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
-	im.vArgs(&a, plan.GatherAllV, t, 0, unit, counts, f, nb)
+	im.vArgs(&a, plan.GatherAllV, t, 0, unit, counts, f, nb, multi)
+	a.take(a.Dst, "dst", dst, dsts, multi, im.n)
+	a.take(a.Src, "src", src, srcs, multi, im.n)
 	lo, hi := a.members()
 	for k := lo; k < hi && a.err == nil; k++ {
-		a.Dst[k], a.Src[k] = dst, src
-		a.vBlocks(k, src, dst, "src", "dst", counts, displs, unit, true, true)
+		a.vBlocks(k, a.Src[k], a.Dst[k], "src", "dst", counts, displs, unit, true, true)
 	}
 	return im.run(&a)
 }
@@ -76,7 +84,7 @@ func (a *callArgs) vBlocks(k int, own, blocks []byte, ownName, blocksName string
 
 func (im *Image) ExchangeV(t *images.Team, dst []byte, rcounts, rdispls []int, src []byte, scounts, sdispls []int, unit int, f gsync.Flags, nb bool) (engine.Handle, error) {
 	var a callArgs
-	im.vArgs(&a, plan.ExchangeV, t, 0, unit, nil, f, nb)
+	im.vArgs(&a, plan.ExchangeV, t, 0, unit, nil, f, nb, false)
 	lo, hi := a.members()
 	for k := lo; k < hi && a.err == nil; k++ {
 		a.V[k] = plan.VArgs{Counts: scounts, Displs: sdispls, RCounts: rcounts, RDispls: rdispls}
@@ -103,7 +111,7 @@ func (im *Image) NeighborExchange(g *images.Grid, dst []byte, rcounts, rdispls [
 		a.err = fmt.Errorf("%w: nil grid", images.ErrGrid)
 		return im.run(&a)
 	}
-	im.vArgs(&a, plan.NeighborExchange, g.Team(), 0, unit, nil, f, nb)
+	im.vArgs(&a, plan.NeighborExchange, g.Team(), 0, unit, nil, f, nb, false)
 	if a.err == nil {
 		a.Key.VC = plan.GridHash(g, unit)
 	}
@@ -145,10 +153,11 @@ func (a *callArgs) blocksApart(dst []byte, rcounts, rdispls []int, src []byte, s
 	}
 }
 
-// vArgs starts the checks of a v-call of kind k; counts are the ones
-// every image passes alike (nil for ExchangeV). It returns their total.
-func (im *Image) vArgs(a *callArgs, k plan.Kind, t *images.Team, root, unit int, counts []int, f gsync.Flags, nb bool) int {
-	im.args(a, k, t, root, 1, f, nb, false)
+// vArgs starts the checks of a v-call of kind k (an m form if multi);
+// counts are the ones every image passes alike (nil for ExchangeV). It
+// returns their total.
+func (im *Image) vArgs(a *callArgs, k plan.Kind, t *images.Team, root, unit int, counts []int, f gsync.Flags, nb, multi bool) int {
+	im.args(a, k, t, root, 1, f, nb, multi)
 	a.Key.N, a.Key.ElemSize = 0, unit
 	if a.err != nil {
 		return 0
@@ -264,9 +273,9 @@ func overlapping(counts, displs []int) (p, q int) {
 // one by one: lanes says the typed layer's elements are (its operations
 // fold lane by lane), else fn's entry must combine scalars one by one (its
 // Scalar) and es be a whole number of them.
-func (im *Image) ReduceScatter(t *images.Team, dst, src []byte, counts []int, es, fn, arg int, f gsync.Flags, nb, lanes bool) (engine.Handle, error) {
+func (im *Image) ReduceScatter(t *images.Team, dst []byte, dsts [][]byte, src []byte, srcs [][]byte, multi bool, counts []int, es, fn, arg int, f gsync.Flags, nb, lanes bool) (engine.Handle, error) {
 	var a callArgs
-	total := im.vArgs(&a, plan.ReduceScatter, t, 0, es, counts, f, nb)
+	total := im.vArgs(&a, plan.ReduceScatter, t, 0, es, counts, f, nb, multi)
 	if a.err == nil {
 		e, _ := im.n.entry(fn)
 		switch {
@@ -283,11 +292,12 @@ func (im *Image) ReduceScatter(t *images.Team, dst, src []byte, counts []int, es
 	k := &a.Key
 	k.N, k.ElemSize, k.Count, k.Fn, k.Arg, k.SrcLayout = 0, total*es, a.P, fn, arg, alg.Cyclic
 	a.es = total * es
+	a.take(a.Dst, "dst", dst, dsts, multi, im.n)
+	a.take(a.Src, "src", src, srcs, multi, im.n)
 	lo, hi := a.members()
 	for m := lo; m < hi && a.err == nil; m++ {
-		r := a.tn.Mem[m]
+		r, dst, src := a.tn.Mem[m], a.Dst[m], a.Src[m]
 		a.V[m] = plan.VArgs{Counts: counts}
-		a.Dst[m], a.Src[m] = dst, src
 		a.need("src", m, src, total*es, true)
 		a.need("dst", m, dst, counts[r]*es, counts[r] > 0)
 		if a.err == nil {
