@@ -24,7 +24,8 @@ import (
 // calls with the same grid (its dims and periodicities; ErrMismatch
 // otherwise). The sync modes are every collective's: with InMySync and
 // OutMySync an image waits only on its neighbours, which is what a halo
-// exchange needs. The single-address forms only, as the v-variants.
+// exchange needs. The single-address forms only: each image's lists are
+// its own (with several images per node, each calls with AllThreads).
 
 // NeighborExchange sends block i of src (g.NumNeighbors() blocks of
 // nbytes) to neighbour i and receives neighbour i's block for this image
@@ -97,10 +98,12 @@ func NeighborExchangeVOfNB[T any](im *Image, g *images.Grid, dst []T, recvCounts
 // neighborEqual is the neighbour exchange of blocks of n units each, one
 // after another in src and dst.
 func (im *Image) neighborEqual(g *images.Grid, dst, src []byte, n, unit int, f gsync.Flags, nb bool) (engine.Handle, error) {
-	if g == nil {
+	switch {
+	case im == nil:
+		return engine.Handle{}, ErrNotInitialized
+	case g == nil:
 		return engine.Handle{}, fmt.Errorf("%w: nil grid", images.ErrGrid)
-	}
-	if n <= 0 {
+	case n <= 0:
 		return engine.Handle{}, fmt.Errorf("%w: got %d", ErrNBytes, n)
 	}
 	counts, displs := im.equalBlocks(g.NumNeighbors(), n)

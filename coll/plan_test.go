@@ -378,6 +378,8 @@ func TestVCallsMisuse(t *testing.T) {
 			{"ReduceScatter's destination in its source", im.ReduceScatter(tm, vec[8:], vec[:24], []int{1, 1, 1}, 8, fnSumI64, 0, f), coll.ErrOverlap},
 			{"ReduceScatterBlockOf's nil team", coll.ReduceScatterBlockOf(im, nil, []int64{0}, []int64{1, 2, 3}, coll.Sum, f), coll.ErrTeam},
 			{"GatherAllVM's list of two for one image", im.GatherAllVM(tm, [][]byte{dst, dst}, []int{1, 1, 1}, []int{0, 2, 4}, [][]byte{src, src}, f), coll.ErrListLength},
+			{"NeighborExchange on a nil image", (*coll.Image)(nil).NeighborExchange(g, dst, src, 1, f), coll.ErrNotInitialized},
+			{"NeighborExchangeV on a nil image", (*coll.Image)(nil).NeighborExchangeV(g, dst, ones, at, src, ones, at, f), coll.ErrNotInitialized},
 			{"NeighborExchange's nil grid", im.NeighborExchange(nil, dst, src, 1, f), images.ErrGrid},
 			{"NeighborExchange's 0 bytes", im.NeighborExchange(g, dst, src, 0, f), coll.ErrNBytes},
 			{"NeighborExchange's short source", im.NeighborExchange(g, dst, src, 4, f), coll.ErrCounts},

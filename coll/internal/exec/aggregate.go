@@ -194,6 +194,7 @@ func (ag *Aggregate) keep(pc *Cache, a *AggOp) {
 	if size > planBudget {
 		return
 	}
+	pc.evict(int64(size))
 	for i := range aggWays {
 		w := (ag.victim + i) % aggWays
 		old := ag.cache[w]

@@ -21,7 +21,10 @@ import (
 // hold at most planBudget bytes between them: an iterative code's large
 // collectives are cached too (building one allocates as much as a small
 // one's, on every call), a program that calls a collective once on a huge
-// buffer does not have it kept.
+// buffer does not have it kept. A schedule that would pass the budget
+// takes the room of idle ones, least recently run first (evict): the
+// large collectives of a phase that is over do not keep the next phase's
+// from the cache.
 
 // A cached schedule is also reached from the plan of the image that ran
 // it (core's lastCall), by a CacheRef, without a lookup.
@@ -66,11 +69,51 @@ func (c *Cache) Take(cl *plan.Call) *Sched {
 	for w := range c.ways[k.Kind] {
 		o := c.ways[k.Kind][w].Load()
 		if o != nil && o.key.Equal(k) && o.sameBufs(cl) && o.Idle.CompareAndSwap(true, false) {
+			c.touch(o)
 			o.Reset()
 			return o
 		}
 	}
 	return nil
+}
+
+// touch marks o as run now, by the cache's clock (the id of the last
+// schedule kept): a store only where the clock moved since o last ran.
+func (c *Cache) touch(o *Sched) {
+	if t := c.ids.Load(); o.used.Load() != t {
+		o.used.Store(t)
+	}
+}
+
+// evict makes room for need more bytes within the budget, as far as it
+// can, by dropping idle cached schedules, the least recently run first. A
+// schedule that runs is never dropped; nor are aggregates (aggregate.go),
+// which their own cache replaces.
+func (c *Cache) evict(need int64) {
+	for c.held.Load()+need > planBudget {
+		var way *atomic.Pointer[Sched]
+		var old *Sched
+		for k := range c.ways {
+			for w := range c.ways[k] {
+				o := c.ways[k][w].Load()
+				if o != nil && o.Idle.Load() && (old == nil || o.used.Load() < old.used.Load()) {
+					way, old = &c.ways[k][w], o
+				}
+			}
+		}
+		if old == nil {
+			return
+		}
+		if !old.Idle.CompareAndSwap(true, false) {
+			continue // it runs again: look again
+		}
+		if !way.CompareAndSwap(old, nil) {
+			old.Idle.Store(true)
+			continue
+		}
+		c.held.Add(-int64(old.held))
+		old.sc.Release() // claimed above, so nothing runs it
+	}
 }
 
 // Keep caches o, a schedule about to start, in place of an idle or absent
@@ -80,6 +123,7 @@ func (c *Cache) Keep(o *Sched) {
 	if size > planBudget {
 		return
 	}
+	c.evict(int64(size))
 	ws := &c.ways[o.key.Kind]
 	v := int(c.victim[o.key.Kind].Add(1))
 	for i := range planWays {
@@ -95,6 +139,7 @@ func (c *Cache) Keep(o *Sched) {
 		if c.held.Add(d) <= planBudget {
 			o.Cached, o.held = true, size
 			o.Ref = CacheRef{way: (v + i) % planWays, id: c.ids.Add(1)}
+			o.used.Store(o.Ref.id)
 			if w.CompareAndSwap(old, o) {
 				o.keepFresh()
 				if old != nil { // claimed above, so nothing runs it
@@ -142,6 +187,7 @@ func (c *Cache) Again(k plan.Kind, ref CacheRef) *Sched {
 	if o == nil || o.Ref != ref || !o.Idle.CompareAndSwap(true, false) {
 		return nil
 	}
+	c.touch(o)
 	o.Reset()
 	return o
 }

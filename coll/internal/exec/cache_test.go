@@ -133,3 +133,57 @@ func TestAggregateBudget(t *testing.T) {
 		t.Fatalf("a dropped team's aggregates left %d bytes in the budget", pc.held.Load())
 	}
 }
+
+// TestPlanEviction: a schedule that would pass the budget takes the room
+// of idle ones, the least recently run first, whatever their kind; a
+// running one is never dropped.
+func TestPlanEviction(t *testing.T) {
+	var c Cache
+	tn := &TeamNode{N: &Node{}}
+	small := make([]byte, 8)
+	quarter := func(kind plan.Kind, root int) (*plan.Call, *Sched) {
+		big := make([]byte, planBudget/4) // four (and their small sources) pass the budget
+		cl := &plan.Call{Key: plan.Key{Kind: kind, Root: root, N: len(big), Dst: plan.IDOf(big), Src: plan.IDOf(small)}, Dst: [][]byte{big}, Src: [][]byte{small}}
+		return cl, NewSched(tn, cl, []alg.Round{{Sends: []alg.Xfer{{Peer: 1, Buf: small, Client: true}}}}, &alg.Scratch{}, 0)
+	}
+	ran := func(o *Sched) {
+		o.next, o.left = 1, 0 // as after a run
+		o.Retire()
+	}
+	var calls [3]*plan.Call
+	var ops [3]*Sched
+	for r := range 3 {
+		calls[r], ops[r] = quarter(plan.Gather, r)
+		c.Keep(ops[r])
+		if !ops[r].Cached {
+			t.Fatalf("schedule %d within the budget was not cached", r)
+		}
+		ran(ops[r])
+	}
+	// Root 0 runs again: root 1 is now the least recently run.
+	if c.Take(calls[0]) != ops[0] {
+		t.Fatal("an idle cached schedule was not reused")
+	}
+	ran(ops[0])
+	_, nb := quarter(plan.Broadcast, 0)
+	c.Keep(nb)
+	if !nb.Cached || c.held.Load() > planBudget {
+		t.Fatalf("a schedule was not cached in the room of idle ones of another kind (%d bytes held)", c.held.Load())
+	}
+	if c.Take(calls[1]) != nil {
+		t.Fatal("the least recently run schedule was kept")
+	}
+	for _, r := range []int{0, 2} {
+		o := c.Take(calls[r])
+		if o != ops[r] {
+			t.Fatalf("schedule %d, run more recently, was dropped", r)
+		}
+		defer ran(o)
+	}
+	// Everything cached runs now (nb was never retired): nothing is dropped.
+	_, nb2 := quarter(plan.Broadcast, 1)
+	c.Keep(nb2)
+	if nb2.Cached {
+		t.Fatal("a schedule was cached in the room of running ones")
+	}
+}

@@ -73,10 +73,12 @@ type Sched struct {
 	Preset bool
 
 	// Cached schedules are run again once idle (see cache.go); held is
-	// what the cache counts for one
+	// what the cache counts for one, used when it last ran (the cache's
+	// clock)
 	Cached bool
 	held   int
 	Idle   atomic.Bool
+	used   atomic.Uint64
 	Ref    CacheRef // where the cache holds it
 	// counting: this run is counted in tn.unfinished (Bind, not bindAs);
 	// counted: and has been taken off it

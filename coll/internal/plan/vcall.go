@@ -159,8 +159,11 @@ func neighborPairs(c *Call, t *images.Team, mem []int) error {
 	for k, r := range mem {
 		for i := range g.NumNeighbors() {
 			n := g.Neighbor(r, i)
+			if n == images.NoNeighbor {
+				continue
+			}
 			j, ok := slices.BinarySearch(mem, n)
-			if n == images.NoNeighbor || !ok {
+			if !ok {
 				continue
 			}
 			if s, rc := c.V[k].Counts[i], c.V[j].RCounts[i^1]; s != rc {
