@@ -78,6 +78,7 @@ type Aggregate struct {
 	calls  []aggCall
 	cache  [aggWays]*AggOp
 	victim int
+	listed bool // in its node's Cache.aggs (evict)
 }
 
 // aggCall is a member: its arguments (key, with its buffers' identities),
@@ -171,6 +172,7 @@ func (tn *TeamNode) JoinAggregate(c *plan.Call, tagBase int) (*AggOp, error) {
 	defer ag.reset()
 	if a := ag.cand; a != nil {
 		if len(a.members) == ag.n && a.idle.CompareAndSwap(true, false) {
+			tn.N.Plans.touch(&a.used)
 			a.rerun(ag.bases)
 			return a, nil
 		}
@@ -222,9 +224,49 @@ func (ag *Aggregate) keep(pc *Cache, a *AggOp) {
 		for _, o := range a.subs {
 			o.keepFresh() // it runs again from here (rerun)
 		}
+		a.used.Store(pc.ids.Add(1))
 		ag.cache[w], ag.victim = a, w+1
+		if !ag.listed {
+			pc.list(ag, true)
+			ag.listed = true
+		}
 		return
 	}
+}
+
+// evictIdle drops a, if it is still ag's entry and idle, and reports
+// whether it did. It only tries ag's lock: the caller may hold another
+// team's (evict).
+func (ag *Aggregate) evictIdle(pc *Cache, a *AggOp) bool {
+	if !ag.mu.TryLock() {
+		return false
+	}
+	defer ag.mu.Unlock()
+	for w, e := range ag.cache {
+		if e == a && a.idle.CompareAndSwap(true, false) {
+			ag.cache[w] = nil
+			pc.held.Add(-int64(a.held))
+			a.release()
+			return true
+		}
+	}
+	return false
+}
+
+// oldestIdle is ag's idle entry that ran least recently, or nil (nil too
+// when its lock is taken: the caller may hold another team's).
+func (ag *Aggregate) oldestIdle() *AggOp {
+	if !ag.mu.TryLock() {
+		return nil
+	}
+	defer ag.mu.Unlock()
+	var old *AggOp
+	for _, a := range ag.cache {
+		if a != nil && a.idle.Load() && (old == nil || a.used.Load() < old.used.Load()) {
+			old = a
+		}
+	}
+	return old
 }
 
 // Drop empties the cache of a team that is destroyed: its entries' bytes
@@ -233,6 +275,10 @@ func (ag *Aggregate) keep(pc *Cache, a *AggOp) {
 func (ag *Aggregate) Drop(pc *Cache) {
 	ag.mu.Lock()
 	defer ag.mu.Unlock()
+	if ag.listed {
+		pc.list(ag, false)
+		ag.listed = false
+	}
 	for w, a := range ag.cache {
 		if a == nil {
 			continue
@@ -511,6 +557,7 @@ type AggOp struct {
 	cached  bool
 	held    int // what the node's budget counts for it (keep)
 	idle    atomic.Bool
+	used    atomic.Uint64 // when it last ran, by the cache's clock (evict)
 }
 
 // rerun prepares a cached aggregate to run again, for members that are

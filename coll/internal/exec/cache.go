@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"slices"
+	stdsync "sync"
 	"sync/atomic"
 
 	"github.com/gocoll/gocoll/coll/internal/plan"
@@ -60,7 +62,22 @@ type Cache struct {
 	ways   [plan.NumKinds][planWays]atomic.Pointer[Sched]
 	victim [plan.NumKinds]atomic.Uint32
 	held   atomic.Int64  // bytes the cached schedules hold
-	ids    atomic.Uint64 // the last id given to a cached schedule
+	ids    atomic.Uint64 // the last id given to a cached schedule or aggregate: the cache's clock
+	aggMu  stdsync.Mutex // guards aggs (taken after a team's Aggregate.mu, never before)
+	aggs   []*Aggregate  // the teams' aggregate caches that hold entries
+}
+
+// list adds ag to the aggregate caches evict looks at, or takes it off.
+func (c *Cache) list(ag *Aggregate, on bool) {
+	c.aggMu.Lock()
+	defer c.aggMu.Unlock()
+	if on {
+		c.aggs = append(c.aggs, ag)
+		return
+	}
+	if i := slices.Index(c.aggs, ag); i >= 0 {
+		c.aggs = slices.Delete(c.aggs, i, i+1)
+	}
 }
 
 // Take returns the cached schedule for call cl, reset, if no operation runs it now.
@@ -69,7 +86,7 @@ func (c *Cache) Take(cl *plan.Call) *Sched {
 	for w := range c.ways[k.Kind] {
 		o := c.ways[k.Kind][w].Load()
 		if o != nil && o.key.Equal(k) && o.sameBufs(cl) && o.Idle.CompareAndSwap(true, false) {
-			c.touch(o)
+			c.touch(&o.used)
 			o.Reset()
 			return o
 		}
@@ -77,20 +94,21 @@ func (c *Cache) Take(cl *plan.Call) *Sched {
 	return nil
 }
 
-// touch marks o as run now, by the cache's clock (the id of the last
-// schedule kept): a store only where the clock moved since o last ran.
-func (c *Cache) touch(o *Sched) {
-	if t := c.ids.Load(); o.used.Load() != t {
-		o.used.Store(t)
+// touch marks a cached schedule or aggregate (its used) as run now, by
+// the cache's clock: a store only where the clock moved since it last ran.
+func (c *Cache) touch(used *atomic.Uint64) {
+	if t := c.ids.Load(); used.Load() != t {
+		used.Store(t)
 	}
 }
 
 // evict makes room for need more bytes within the budget, as far as it
-// can, by dropping idle cached schedules, the least recently run first. A
-// schedule that runs is never dropped; nor are aggregates (aggregate.go),
-// which their own cache replaces.
+// can, by dropping idle cached schedules and aggregates, the least
+// recently run first. What runs is never dropped, nor an aggregate whose
+// team's lock is taken (the caller may hold it: that team's cache
+// replaces its own entries).
 func (c *Cache) evict(need int64) {
-	for c.held.Load()+need > planBudget {
+	for tries := 0; c.held.Load()+need > planBudget && tries < 8; {
 		var way *atomic.Pointer[Sched]
 		var old *Sched
 		for k := range c.ways {
@@ -101,18 +119,32 @@ func (c *Cache) evict(need int64) {
 				}
 			}
 		}
-		if old == nil {
+		c.aggMu.Lock()
+		aggs := slices.Clone(c.aggs)
+		c.aggMu.Unlock()
+		var agOld *AggOp
+		var agOf *Aggregate
+		for _, ag := range aggs {
+			if a := ag.oldestIdle(); a != nil && (agOld == nil || a.used.Load() < agOld.used.Load()) {
+				agOld, agOf = a, ag
+			}
+		}
+		switch {
+		case agOld != nil && (old == nil || agOld.used.Load() < old.used.Load()):
+			if !agOf.evictIdle(c, agOld) {
+				tries++
+			}
+		case old == nil:
 			return
-		}
-		if !old.Idle.CompareAndSwap(true, false) {
-			continue // it runs again: look again
-		}
-		if !way.CompareAndSwap(old, nil) {
+		case !old.Idle.CompareAndSwap(true, false):
+			tries++ // it runs again: look again
+		case !way.CompareAndSwap(old, nil):
 			old.Idle.Store(true)
-			continue
+			tries++
+		default:
+			c.held.Add(-int64(old.held))
+			old.sc.Release() // claimed above, so nothing runs it
 		}
-		c.held.Add(-int64(old.held))
-		old.sc.Release() // claimed above, so nothing runs it
 	}
 }
 
@@ -187,7 +219,7 @@ func (c *Cache) Again(k plan.Kind, ref CacheRef) *Sched {
 	if o == nil || o.Ref != ref || !o.Idle.CompareAndSwap(true, false) {
 		return nil
 	}
-	c.touch(o)
+	c.touch(&o.used)
 	o.Reset()
 	return o
 }

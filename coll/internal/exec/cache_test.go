@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/gocoll/gocoll/coll/internal/alg"
@@ -185,5 +186,33 @@ func TestPlanEviction(t *testing.T) {
 	c.Keep(nb2)
 	if nb2.Cached {
 		t.Fatal("a schedule was cached in the room of running ones")
+	}
+}
+
+// TestAggregateEviction: idle aggregates of a team take part in the
+// eviction as schedules do (the least recently run first), so that a
+// phase's aggregates do not keep the next phase's schedules out; a running
+// one is never dropped.
+func TestAggregateEviction(t *testing.T) {
+	var pc Cache
+	var ag Aggregate
+	newAgg := func() *AggOp { return &AggOp{members: []aggCall{{dst: make([]byte, planBudget/2)}}} }
+	a1, a2 := newAgg(), newAgg()
+	ag.keep(&pc, a1)
+	ag.keep(&pc, a2)
+	a1.idle.Store(true) // as their Retire does; a2 still runs
+	buf := make([]byte, 16)
+	o := NewSched(&TeamNode{N: &Node{}}, &plan.Call{Key: plan.Key{Kind: plan.Broadcast, N: 8, Dst: plan.IDOf(buf[:8]), Src: plan.IDOf(buf[8:])}, Dst: [][]byte{buf[:8]}, Src: [][]byte{buf[8:]}},
+		[]alg.Round{{Sends: []alg.Xfer{{Peer: 1, Buf: buf[:8], Client: true}}}}, &alg.Scratch{}, 0)
+	pc.Keep(o)
+	if !o.Cached || slices.Contains(ag.cache[:], a1) {
+		t.Fatalf("a schedule was not cached in the room of an idle aggregate: cached %v, aggregates %v", o.Cached, ag.cache)
+	}
+	if !slices.Contains(ag.cache[:], a2) {
+		t.Fatal("a running aggregate was dropped")
+	}
+	ag.Drop(&pc)
+	if len(pc.aggs) != 0 {
+		t.Fatal("a dropped team's aggregate cache is still listed")
 	}
 }
