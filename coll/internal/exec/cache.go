@@ -63,7 +63,7 @@ type Cache struct {
 	victim [plan.NumKinds]atomic.Uint32
 	held   atomic.Int64  // bytes the cached schedules hold
 	ids    atomic.Uint64 // the last id given to a cached schedule or aggregate: the cache's clock
-	aggMu  stdsync.Mutex // guards aggs (taken after a team's Aggregate.mu, never before)
+	aggMu  stdsync.Mutex // guards aggs (a team's Aggregate.mu may be held when it is taken; under it, one is only tried)
 	aggs   []*Aggregate  // the teams' aggregate caches that hold entries
 }
 
@@ -119,16 +119,15 @@ func (c *Cache) evict(need int64) {
 				}
 			}
 		}
-		c.aggMu.Lock()
-		aggs := slices.Clone(c.aggs)
-		c.aggMu.Unlock()
 		var agOld *AggOp
 		var agOf *Aggregate
-		for _, ag := range aggs {
+		c.aggMu.Lock() // the teams' locks are only tried under it, never waited for
+		for _, ag := range c.aggs {
 			if a := ag.oldestIdle(); a != nil && (agOld == nil || a.used.Load() < agOld.used.Load()) {
 				agOld, agOf = a, ag
 			}
 		}
+		c.aggMu.Unlock()
 		switch {
 		case agOld != nil && (old == nil || agOld.used.Load() < old.used.Load()):
 			if !agOf.evictIdle(c, agOld) {
