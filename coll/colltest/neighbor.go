@@ -41,8 +41,8 @@ func GridShapes(P int) []GridShape {
 // NeighborExchanges runs the neighbour exchanges steps times on every
 // grid of GridShapes over team t: equal blocks and blocks of counts that
 // change from step to step (zeros included, laid out in another order on
-// every image, with gaps), blocking and NB, typed (int32) and bytes in
-// turn. Every block is checked against the serial model (block i holds
+// every image, with gaps; in step 4 thousands of times larger), blocking
+// and NB, typed (int32) and bytes in turn. Every block is checked against the serial model (block i holds
 // what neighbour i sent in the opposite direction), and everything else,
 // the blocks of a missing neighbour included, against being written. f is
 // the calls' flags.
@@ -69,6 +69,10 @@ func NeighborCount(from, dir, step int) int { return (from*3 + dir*5 + step) % 4
 func neighborStep(im *coll.Image, g *images.Grid, f gsync.Flags, me, step int) error {
 	nn := g.NumNeighbors()
 	nb, typed, equal := step%2 == 1, step%4 < 2, step%3 == 0
+	scale := 1
+	if step%5 == 4 {
+		scale = 3000 // blocks of up to 36 KB: a node's pieces to another travel as messages of their own
+	}
 	sc, rc, want := make([]int, nn), make([]int, nn), make([]int, nn)
 	for i := range nn {
 		n := g.Neighbor(me, i)
@@ -76,9 +80,9 @@ func neighborStep(im *coll.Image, g *images.Grid, f gsync.Flags, me, step int) e
 		case equal:
 			sc[i], rc[i] = step%5+1, step%5+1
 		case n == images.NoNeighbor:
-			sc[i], rc[i] = NeighborCount(me, i, step), 1 // checked, not touched
+			sc[i], rc[i] = scale*NeighborCount(me, i, step), 1 // checked, not touched
 		default:
-			sc[i], rc[i] = NeighborCount(me, i, step), NeighborCount(n, i^1, step)
+			sc[i], rc[i] = scale*NeighborCount(me, i, step), scale*NeighborCount(n, i^1, step)
 		}
 		if n != images.NoNeighbor {
 			want[i] = rc[i]

@@ -71,6 +71,43 @@ func (g Geom) piecesThrough(ps [][]byte, toClient bool) (buf []byte, copies []Co
 	return buf, copies, false
 }
 
+// Pieces to one node travel as one message, packed (piecesThrough), up
+// to piecesPacked bytes; from there each piece is a message of its own,
+// sent from and received into the client's memory, which costs a
+// message's latency per piece where packing would copy every byte twice.
+// Both ends decide alike: they hold the same pieces, of the same lengths
+// where the call is correct (a length that differs fails the message's
+// header check, or, where the two decided differently, the stall check).
+const (
+	piecesPacked = 16 << 10
+	maxMessages  = 128 // pieces as messages to one node at most: sub-tags below SubEntry
+)
+
+// piecesOrMessages is the transfers to (toClient false) or from node
+// peer of pieces ps, in order, and the copies that pack or unpack them:
+// one message, empty if need be, or one per piece (Sub its index).
+func (g Geom) piecesOrMessages(peer int, ps [][]byte, toClient bool) ([]Xfer, []CopyOp) {
+	n := 0
+	for _, p := range ps {
+		n += len(p)
+	}
+	if n < piecesPacked || len(ps) < 2 || len(ps) > maxMessages {
+		buf, copies, client := g.piecesThrough(ps, toClient)
+		if buf == nil {
+			buf = noBytes
+		}
+		return []Xfer{{peer, 0, buf, client}}, copies
+	}
+	xs := make([]Xfer, len(ps))
+	for i, p := range ps {
+		xs[i] = Xfer{peer, i, p, len(p) > 0}
+		if len(p) == 0 {
+			xs[i].Buf = noBytes
+		}
+	}
+	return xs, nil
+}
+
 // ownBlock is a member's own block of a v-call: the first
 // count units of its buffer b.
 func ownBlock(b []byte, count, u int) []byte { return b[:count*u] }
@@ -300,17 +337,11 @@ func NeighborSched(g Geom, grid *images.Grid, u int, dsts, srcs [][]byte, sends,
 		return bs
 	}
 	for _, q := range slices.Sorted(maps.Keys(out)) {
-		buf, copies, client := g.piecesThrough(inOrder(out[q]), false)
-		if buf == nil {
-			buf = noBytes
-		}
+		xs, copies := g.piecesOrMessages(g.node(q), inOrder(out[q]), false)
 		r.Copies = append(r.Copies, copies...)
-		r.Sends = append(r.Sends, Xfer{g.node(q), 0, buf, client})
-		buf, copies, client = g.piecesThrough(inOrder(in[q]), true)
-		if buf == nil {
-			buf = noBytes
-		}
-		r.Recvs = append(r.Recvs, Xfer{g.node(q), 0, buf, client})
+		r.Sends = append(r.Sends, xs...)
+		xs, copies = g.piecesOrMessages(g.node(q), inOrder(in[q]), true)
+		r.Recvs = append(r.Recvs, xs...)
 		post.Copies = append(post.Copies, copies...)
 	}
 	if post.Copies == nil {
