@@ -113,9 +113,7 @@ func TestAggregateBudget(t *testing.T) {
 	if !a1.cached || !a2.cached || pc.held.Load() != planBudget {
 		t.Fatalf("two aggregates within the budget: cached %v %v, %d bytes held", a1.cached, a2.cached, pc.held.Load())
 	}
-	buf := make([]byte, 16)
-	o := NewSched(&TeamNode{N: &Node{}}, &plan.Call{Key: plan.Key{Kind: plan.Broadcast, N: 8, Dst: plan.IDOf(buf[:8]), Src: plan.IDOf(buf[8:])}, Dst: [][]byte{buf[:8]}, Src: [][]byte{buf[8:]}},
-		[]alg.Round{{Sends: []alg.Xfer{{Peer: 1, Buf: buf[:8], Client: true}}}}, &alg.Scratch{}, 0)
+	o := smallBroadcast()
 	pc.Keep(o)
 	if o.Cached {
 		t.Fatal("a schedule was cached past the budget the aggregates hold")
@@ -201,9 +199,7 @@ func TestAggregateEviction(t *testing.T) {
 	ag.keep(&pc, a1)
 	ag.keep(&pc, a2)
 	a1.idle.Store(true) // as their Retire does; a2 still runs
-	buf := make([]byte, 16)
-	o := NewSched(&TeamNode{N: &Node{}}, &plan.Call{Key: plan.Key{Kind: plan.Broadcast, N: 8, Dst: plan.IDOf(buf[:8]), Src: plan.IDOf(buf[8:])}, Dst: [][]byte{buf[:8]}, Src: [][]byte{buf[8:]}},
-		[]alg.Round{{Sends: []alg.Xfer{{Peer: 1, Buf: buf[:8], Client: true}}}}, &alg.Scratch{}, 0)
+	o := smallBroadcast()
 	pc.Keep(o)
 	if !o.Cached || slices.Contains(ag.cache[:], a1) {
 		t.Fatalf("a schedule was not cached in the room of an idle aggregate: cached %v, aggregates %v", o.Cached, ag.cache)
@@ -215,4 +211,11 @@ func TestAggregateEviction(t *testing.T) {
 	if len(pc.aggs) != 0 {
 		t.Fatal("a dropped team's aggregate cache is still listed")
 	}
+}
+
+// smallBroadcast is the schedule of an 8-byte Broadcast to one peer.
+func smallBroadcast() *Sched {
+	buf := make([]byte, 16)
+	return NewSched(&TeamNode{N: &Node{}}, &plan.Call{Key: plan.Key{Kind: plan.Broadcast, N: 8, Dst: plan.IDOf(buf[:8]), Src: plan.IDOf(buf[8:])}, Dst: [][]byte{buf[:8]}, Src: [][]byte{buf[8:]}},
+		[]alg.Round{{Sends: []alg.Xfer{{Peer: 1, Buf: buf[:8], Client: true}}}}, &alg.Scratch{}, 0)
 }
