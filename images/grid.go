@@ -85,12 +85,26 @@ func (g *Grid) Rank(coords []int) int {
 // (dst) rank along dimension dim, NoNeighbor past an edge that is not
 // periodic.
 func (g *Grid) Shift(rank, dim, disp int) (src, dst int) {
-	c := g.Coords(rank)
-	at := c[dim]
-	c[dim] = at - disp
-	src = g.Rank(c)
-	c[dim] = at + disp
-	return src, g.Rank(c)
+	return g.step(rank, dim, -disp), g.step(rank, dim, disp)
+}
+
+// step is the rank by steps along dimension dim from rank (wrapped in a
+// periodic dimension), NoNeighbor past an edge that is not periodic;
+// by arithmetic on the rank, without its coordinates.
+func (g *Grid) step(rank, dim, by int) int {
+	stride := 1
+	for _, n := range g.dims[dim+1:] {
+		stride *= n
+	}
+	n, c := g.dims[dim], rank/stride%g.dims[dim]
+	to := c + by
+	if to < 0 || to >= n {
+		if !g.periodic[dim] {
+			return NoNeighbor
+		}
+		to = (to%n + n) % n
+	}
+	return rank + (to-c)*stride
 }
 
 // Neighbors are rank's neighbours in MPI's order for a Cartesian
@@ -111,24 +125,10 @@ func (g *Grid) NumNeighbors() int { return 2 * len(g.dims) }
 // Neighbor is Neighbors(rank)[i], without making the list: the neighbour
 // below (i even) or above (i odd) rank in dimension i/2.
 func (g *Grid) Neighbor(rank, i int) int {
-	d := i / 2
-	stride := 1
-	for _, n := range g.dims[d+1:] {
-		stride *= n
+	if i%2 == 0 {
+		return g.step(rank, i/2, -1)
 	}
-	n, c := g.dims[d], rank/stride%g.dims[d]
-	step := -1
-	if i%2 == 1 {
-		step = 1
-	}
-	switch to := c + step; {
-	case to >= 0 && to < n:
-		return rank + step*stride
-	case !g.periodic[d]:
-		return NoNeighbor
-	default: // wrap around
-		return rank + (n-1)*stride*(-step)
-	}
+	return g.step(rank, i/2, 1)
 }
 
 // Dim is the size of dimension i and whether it is periodic.

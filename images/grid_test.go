@@ -58,6 +58,16 @@ func TestGrid(t *testing.T) {
 			if got := g.Neighbors(r); !slices.Equal(got, want) {
 				t.Errorf("dims %v periodic %v: rank %d's neighbours %v, want %v", c.dims, c.periodic, r, got, want)
 			}
+			for d := range c.dims {
+				for _, disp := range []int{1, 2, -3} {
+					lo, hi := slices.Clone(co), slices.Clone(co)
+					lo[d] -= disp
+					hi[d] += disp
+					if s, e := g.Shift(r, d, disp); s != g.Rank(lo) || e != g.Rank(hi) {
+						t.Errorf("dims %v periodic %v: Shift(%d, %d, %d) = %d, %d, want %d, %d", c.dims, c.periodic, r, d, disp, s, e, g.Rank(lo), g.Rank(hi))
+					}
+				}
+			}
 		}
 	}
 	tm := OnePerNode(6).All()

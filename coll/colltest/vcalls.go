@@ -15,9 +15,10 @@ import (
 // steps times on team t with counts that change from step to step (zeros
 // included) and displacements that put the blocks in another order on
 // every image, with a gap after each; every block is checked against a
-// serial model, and every gap against the value it held before. Steps
-// alternate blocking and NB forms, and typed (int32) and byte forms. f is
-// the calls' flags.
+// serial model, and every gap against the value it held before (in step
+// 4, ExchangeV's blocks are thousands of times larger). Steps alternate
+// blocking and NB forms, and typed (int32) and byte forms. f is the calls'
+// flags.
 func VCalls(im *coll.Image, t *images.Team, f gsync.Flags, steps int) error {
 	P, me := t.Size(), t.Rank(im.ImageNum())
 	for step := range steps {
@@ -190,9 +191,13 @@ func vPair(i, j, step int) int { return (i*3 + j*5 + step) % 4 }
 
 func vExchange(im *coll.Image, t *images.Team, f gsync.Flags, nb, typed bool, me, step int) error {
 	P := t.Size()
+	scale := 1
+	if step%5 == 4 {
+		scale = 3000 // blocks of up to 36 KB: a node's pieces to another travel as messages of their own
+	}
 	sc, rc := make([]int, P), make([]int, P)
 	for j := range P {
-		sc[j], rc[j] = vPair(me, j, step), vPair(j, me, step)
+		sc[j], rc[j] = scale*vPair(me, j, step), scale*vPair(j, me, step)
 	}
 	sd, sn := vPlace(sc, me)
 	rd, rn := vPlace(rc, me+1)

@@ -250,7 +250,7 @@ func GatherAllVSched(g Geom, algo GatherAllAlgo, u int, counts []int, dsts, srcs
 // ExchangeVSched: ExchangeSched's pattern (node p sends to node rank
 // (p+i) mod P in step i) with each member's send extents (sends) and
 // receive extents (recvs); every pair of nodes exchanges one message each
-// way, empty if need be.
+// way, empty if need be, or a message per piece (piecesOrMessages).
 func ExchangeVSched(g Geom, u int, dsts, srcs [][]byte, sends, recvs []VExt) []Round {
 	var r, post Round
 	for s := 1; s < g.P; s++ {
@@ -261,12 +261,9 @@ func ExchangeVSched(g Geom, u int, dsts, srcs [][]byte, sends, recvs []VExt) []R
 				ps = append(ps, sends[k].block(srcs[k], j, u))
 			}
 		}
-		buf, copies, client := g.piecesThrough(ps, false)
-		if buf == nil {
-			buf = noBytes
-		}
+		xs, copies := g.piecesOrMessages(g.node(to), ps, false)
 		r.Copies = append(r.Copies, copies...)
-		r.Sends = append(r.Sends, Xfer{g.node(to), 0, buf, client})
+		r.Sends = append(r.Sends, xs...)
 	}
 	for s := 1; s < g.P; s++ {
 		from := (g.Me - s + g.P) % g.P
@@ -276,11 +273,8 @@ func ExchangeVSched(g Geom, u int, dsts, srcs [][]byte, sends, recvs []VExt) []R
 				ps = append(ps, recvs[j].block(dsts[j], i, u))
 			}
 		}
-		buf, copies, client := g.piecesThrough(ps, true)
-		if buf == nil {
-			buf = noBytes
-		}
-		r.Recvs = append(r.Recvs, Xfer{g.node(from), 0, buf, client})
+		xs, copies := g.piecesOrMessages(g.node(from), ps, true)
+		r.Recvs = append(r.Recvs, xs...)
 		post.Copies = append(post.Copies, copies...)
 	}
 	for k, i := range g.Mem {
