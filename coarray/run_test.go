@@ -89,3 +89,62 @@ func TestSmoke(t *testing.T) {
 		return img.SyncAll()
 	})
 }
+
+// TestTeamIndices checks ThisImageIn and NodeOf in the initial team and in
+// a team of the odd or even images, whose node order reverses the
+// initial team's (NEW_INDEX).
+func TestTeamIndices(t *testing.T) {
+	forLayouts(t, coarray.Options{}, layouts, true, func(img *coarray.Image) error {
+		me, np := img.ThisImage(), img.NumImages()
+		initial, err := img.GetTeam(coarray.InitialTeam)
+		if err != nil {
+			return err
+		}
+		if got := img.ThisImageIn(initial); got != me {
+			return fmt.Errorf("ThisImageIn(initial) = %d, want %d", got, me)
+		}
+		nodes := make([]int, np)
+		for i := 1; i <= np; i++ {
+			if nodes[i-1], err = img.NodeOf(i); err != nil {
+				return err
+			}
+		}
+		if self := nodes[me-1]; self != img.Coll().Node() {
+			return fmt.Errorf("NodeOf(%d) = %d, this image's node is %d", me, self, img.Coll().Node())
+		}
+		for _, bad := range []int{0, np + 1, -1} {
+			if _, err := img.NodeOf(bad); !errors.Is(err, coarray.ErrInvalidImage) {
+				return fmt.Errorf("NodeOf(%d): %v, want ErrInvalidImage", bad, err)
+			}
+		}
+		parity := 1 + me%2
+		size := (np + me%2) / 2 // images with me's parity
+		index := size - (me-1)/2
+		team, err := img.FormTeam(parity, index)
+		if err != nil {
+			return err
+		}
+		defer team.Free()
+		if got := img.ThisImageIn(team); got != index {
+			return fmt.Errorf("ThisImageIn(team) = %d, want NEW_INDEX %d", got, index)
+		}
+		return img.ChangeTeam(team, func(in *coarray.Image) error {
+			for i := 1; i <= in.NumImages(); i++ {
+				node, err := in.NodeOf(i)
+				if err != nil {
+					return err
+				}
+				// image i of the team is the initial team's image with
+				// this parity that is size-i+1'th in order
+				want := nodes[2*(size-i)+(me+1)%2]
+				if node != want {
+					return fmt.Errorf("in the team, NodeOf(%d) = %d, want %d", i, node, want)
+				}
+			}
+			if got := in.ThisImageIn(initial); got != me {
+				return fmt.Errorf("in the team, ThisImageIn(initial) = %d, want %d", got, me)
+			}
+			return nil
+		})
+	})
+}

@@ -183,6 +183,22 @@ func (img *Image) GetTeam(level int) (*Team, error) {
 	return nil, fmt.Errorf("%w: GET_TEAM level %d", ErrTeam, level)
 }
 
+// ThisImageIn is THIS_IMAGE(TEAM=t): the image's index in t, 0 when it is
+// not one of t's images.
+func (img *Image) ThisImageIn(t *Team) int { return t.t.Rank(img.sh.im.ImageNum()) + 1 }
+
+// NodeOf is the engine's node (coll.Image.Node) of the image with index i
+// (1..NumImages) in the current team: for the MPI conduit, its process's
+// rank in the conduit's communicator. The gfortran and flang runtime sends
+// SYNC IMAGES' messages there.
+func (img *Image) NodeOf(i int) (int, error) {
+	if err := img.checkImage(i, false); err != nil {
+		return 0, err
+	}
+	t := img.team.t
+	return t.Table().NodeOf(t.Image(i - 1)), nil
+}
+
 // TeamNumber is TEAM_NUMBER(): the current team's number, -1 in the
 // initial team.
 func (img *Image) TeamNumber() int { return img.team.number }

@@ -4,7 +4,7 @@
 #
 #   scripts/coarray.sh [--np N] [--only gocoll|opencoarrays] PROG.f90 [ARGS...]
 #
-# It builds the runtime (coarray/gfortran, -buildmode=c-shared) into
+# It builds the runtime (coarray/runtime, -buildmode=c-shared) into
 # out/coarray/libcaf_gocoll.so, compiles PROG.f90 with gfortran
 # -fcoarray=lib against it and runs it under mpirun with N images (default
 # 2, or GOCOLL_NP); then compiles it with OpenCoarrays' caf and runs it with

@@ -75,22 +75,29 @@ mpi_cc() {
 	esac
 }
 
-# mpirun_cmd NP prints the launch command line for NP ranks of the MPI
-# GOCOLL_MPI names: oversubscribed (ranks may exceed cores), unbound (so the
-# Go runtime sees every core for its progress goroutines) and, for Open MPI,
-# allowed as root. MPICH's launcher (Hydra) oversubscribes and runs as root
-# unasked.
-mpirun_cmd() {
+# mpi_launch_cmd prints the launch command line of the MPI GOCOLL_MPI
+# names, without the process count: oversubscribed (ranks may exceed
+# cores), unbound (so the Go runtime sees every core for its progress
+# goroutines) and, for Open MPI, allowed as root. MPICH's launcher (Hydra)
+# oversubscribes and runs as root unasked.
+mpi_launch_cmd() {
 	local launcher
 	launcher=$(mpi_launcher) || return 1
 	case $(gocoll_mpi) in
 	openmpi)
 		local root=""
-		[ "$(id -u)" -eq 0 ] && root="--allow-run-as-root"
-		echo "$launcher $root --oversubscribe --bind-to none -np $1"
+		[ "$(id -u)" -eq 0 ] && root=" --allow-run-as-root"
+		echo "$launcher$root --oversubscribe --bind-to none"
 		;;
-	mpich) echo "$launcher -bind-to none -np $1" ;;
+	mpich) echo "$launcher -bind-to none" ;;
 	esac
+}
+
+# mpirun_cmd NP prints mpi_launch_cmd's line for NP ranks.
+mpirun_cmd() {
+	local l
+	l=$(mpi_launch_cmd) || return 1
+	echo "$l -np $1"
 }
 
 # ensure_fortran installs gfortran and OpenCoarrays (Open MPI flavour: the
@@ -108,19 +115,40 @@ ensure_fortran() {
 		{ echo "could not install gfortran and OpenCoarrays" >&2; return 1; }
 }
 
-# build_caf DIR builds gocoll's gfortran coarray runtime into
-# DIR/libcaf_gocoll.so.
-build_caf() {
-	mkdir -p "$1" && go build -buildmode=c-shared -o "$1/libcaf_gocoll.so" ./coarray/gfortran
+# ensure_flang installs LLVM flang 22 (flang-22) from Debian when missing:
+# the runtime's PRIF face and the flang test programs need it.
+ensure_flang() {
+	command -v flang-22 >/dev/null 2>&1 && return 0
+	echo "== installing LLVM flang 22 (flang-22) with apt-get"
+	local sudo=""
+	[ "$(id -u)" -ne 0 ] && sudo="sudo"
+	$sudo apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq flang-22 >/dev/null ||
+		{ echo "could not install flang-22" >&2; return 1; }
 }
 
-# caf_gocoll DIR SRC OUT compiles the Fortran program SRC against the
-# runtime in DIR into OUT (extra gfortran flags in GOCOLL_FFLAGS).
+# build_caf PREFIX installs gocoll's coarray runtime for gfortran and flang
+# into PREFIX: PREFIX/lib/libcaf_gocoll.so, the compile wrappers
+# PREFIX/bin/gocaf (gfortran) and PREFIX/bin/gocaf-flang (flang-22), and the
+# launcher PREFIX/bin/gocafrun, which runs the MPI launcher of GOCOLL_MPI
+# (its command line in PREFIX/lib/gocaf-launcher).
+build_caf() {
+	mkdir -p "$1/lib" "$1/bin" &&
+		go build -buildmode=c-shared -o "$1/lib/libcaf_gocoll.so" ./coarray/runtime &&
+		rm -f "$1/lib/libcaf_gocoll.h" &&
+		mpi_launch_cmd >"$1/lib/gocaf-launcher" &&
+		cp coarray/caf/gocaf coarray/caf/gocafrun "$1/bin/" &&
+		ln -sf gocaf "$1/bin/gocaf-flang"
+}
+
+# caf_gocoll PREFIX SRC OUT [flang] compiles the Fortran program SRC with
+# the runtime's wrapper in PREFIX (build_caf) into OUT: gfortran, or
+# flang-22 when the fourth argument is flang (extra flags in GOCOLL_FFLAGS).
 caf_gocoll() {
-	local dir
-	dir=$(cd "$1" && pwd)
+	local wrapper=gocaf
+	[ "${4:-}" = flang ] && wrapper=gocaf-flang
 	# -J: module files go beside the binary, not into the work tree
-	gfortran ${GOCOLL_FFLAGS:--O2} -fcoarray=lib -J "$(dirname "$3")" "$2" -o "$3" -L"$dir" -lcaf_gocoll -Wl,-rpath,"$dir"
+	"$1/bin/$wrapper" ${GOCOLL_FFLAGS:--O2} -J "$(dirname "$3")" "$2" -o "$3"
 }
 
 # build_coarray_bench DIR builds the coarray timing programs into DIR:

@@ -2,18 +2,19 @@
 # Runs every test of gocoll: formatting, vet, staticcheck, `go test -race ./...`
 # (MPI packages run as singletons there, the collective engine on the
 # in-process conduit), then each MPI test binary under real mpirun at several
-# rank counts, and the Fortran coarray test programs on gocoll's gfortran
-# runtime at np 1..4. GOCOLL_MPI picks the MPI: openmpi (default) or mpich
-# (see scripts/lib.sh); GOCOLL_NPS the rank counts (default 1 2 3 4 8,
-# on MPICH only those up to 2 per core: see below). Installs that MPI,
-# gfortran and OpenCoarrays when missing. Ends with "N passed, N failed"
-# and exits non-zero on any failure.
+# rank counts, and the Fortran coarray test programs on gocoll's coarray
+# runtime, built with gfortran and with flang-22, at np 1..4. GOCOLL_MPI
+# picks the MPI: openmpi (default) or mpich (see scripts/lib.sh); GOCOLL_NPS
+# the rank counts (default 1 2 3 4 8, on MPICH only those up to 2 per core:
+# see below). Installs that MPI, gfortran, OpenCoarrays and flang-22 when
+# missing. Ends with "N passed, N failed" and exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 ensure_go || exit 1
 ensure_mpi || exit 1
 ensure_fortran || exit 1
+ensure_flang || exit 1
 echo "== $(gocoll_mpi): $(mpirun_cmd N)${GOFLAGS:+, GOFLAGS=$GOFLAGS}"
 
 NPS=${GOCOLL_NPS:-"1 2 3 4 8"}
@@ -111,23 +112,43 @@ fortran_profiled() {
 	rm -rf "$dir"
 }
 
-# The Fortran coarray tests, built with gfortran against gocoll's runtime;
-# stat, whose disagreeing arguments only the checked mode finds on every
-# image, once more in that mode; reduce once more writing CPU profiles.
+# The Fortran coarray tests, built with gfortran and with flang-22 (through
+# the wrappers gocaf and gocaf-flang) against gocoll's runtime: stat, whose
+# disagreeing arguments only the checked mode finds on every image, once
+# more in that mode; reduce once more writing CPU profiles. The sources
+# leave out under flang what flang 22 does not compile (#ifndef
+# __flang__): CO_REDUCE, which is all of reduce.
 caf_out=$out/coarray
-step "build coarray/gfortran runtime" build_caf "$caf_out"
-for src in coarray/fortran/tests/*.f90; do
-	name=$(basename "$src" .f90)
-	step "gfortran $name" caf_gocoll "$caf_out" "$src" "$caf_out/$name"
-	[ -x "$caf_out/$name" ] || continue
-	for np in $NPS; do
-		[ "$np" -le 4 ] || continue
-		step "mpirun -np $np fortran/$name" fortran_run "$np" "$caf_out/$name" "$name"
-		if [ "$name" = reduce ] && [ "$np" = 2 ]; then
-			step "mpirun -np $np fortran/$name, profiled" fortran_profiled "$np" "$caf_out/$name" "$name"
-		fi
-		[ "$name" = stat ] || continue
-		step "mpirun -np $np fortran/$name, checked" fortran_run_checked "$np" "$caf_out/$name" "$name"
+step "build coarray/runtime and its wrappers" build_caf "$caf_out"
+# hello_run FC: the README's hello world, built with the wrapper of FC
+# (gocaf, gocaf-flang) and run with gocafrun on 3 images.
+hello_run() {
+	local wrapper=gocaf log
+	[ "$1" = flang ] && wrapper=gocaf-flang
+	"$caf_out/bin/$wrapper" coarray/fortran/hello.f90 -o "$caf_out/hello.$1" || return 1
+	log=$(timeout 120 "$caf_out/bin/gocafrun" -n 3 "$caf_out/hello.$1" 2>&1) || { echo "$log"; return 1; }
+	echo "$log"
+	[ "$(grep -c '^Hello from image [123] of 3$' <<<"$log")" = 3 ]
+}
+
+for fc in gfortran flang; do
+	step "$fc hello world (gocaf, gocafrun)" hello_run $fc
+	for src in coarray/fortran/tests/*.f90; do
+		name=$(basename "$src" .f90)
+		[ $fc = flang ] && [ "$name" = reduce ] && continue
+		bin=$caf_out/$fc/$name
+		mkdir -p "$caf_out/$fc"
+		GOCOLL_FFLAGS="-O2 -cpp" step "$fc $name" caf_gocoll "$caf_out" "$src" "$bin" $fc
+		[ -x "$bin" ] || continue
+		for np in $NPS; do
+			[ "$np" -le 4 ] || continue
+			step "mpirun -np $np $fc/$name" fortran_run "$np" "$bin" "$name"
+			if [ "$name" = reduce ] && [ "$np" = 2 ]; then
+				step "mpirun -np $np $fc/$name, profiled" fortran_profiled "$np" "$bin" "$name"
+			fi
+			[ "$name" = stat ] || continue
+			step "mpirun -np $np $fc/$name, checked" fortran_run_checked "$np" "$bin" "$name"
+		done
 	done
 done
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Makes coarray/gfortran/default.pgo, the CPU profile the coarray runtime is
-# built with (profile-guided optimization: coarray/gfortran/profile.go):
+# Makes coarray/runtime/default.pgo, the CPU profile the coarray runtime is
+# built with (profile-guided optimization: coarray/runtime/profile.go):
 # coarray/fortran/bench/bench.f90 of 1 and 1000 doubles at np 2 on the
 # runtime as it is built now, profiled with GOCOLL_CAF_CPUPROFILE; image 1's
 # profile becomes default.pgo. Run it after changing the code under a
@@ -23,5 +23,5 @@ flock /tmp/gocoll-cpu.lock env GOCOLL_CAF_CPUPROFILE="$PWD/$out/cpu" $(mpirun_cm
 top=$(go tool pprof -top "$out/cpu.1")
 grep -q 'coll.(\*Image).ReduceAll' <<<"$top" ||
 	{ echo "pgo-profile.sh: $out/cpu.1 holds no ReduceAll" >&2; exit 1; }
-cp "$out/cpu.1" coarray/gfortran/default.pgo
-echo "wrote coarray/gfortran/default.pgo ($(wc -c <coarray/gfortran/default.pgo) bytes)"
+cp "$out/cpu.1" coarray/runtime/default.pgo
+echo "wrote coarray/runtime/default.pgo ($(wc -c <coarray/runtime/default.pgo) bytes)"

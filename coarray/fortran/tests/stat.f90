@@ -32,8 +32,11 @@ program stat
   call check(st == 1, 'co_broadcast from image 0')
   call co_broadcast(c, np + 1, stat=st)
   call check(st == 1, 'co_broadcast from beyond the team')
+#ifndef __flang__
+  ! flang 22 does not lower CO_REDUCE
   call co_reduce(r, add, result_image=np + 1, stat=st)
   call check(st == 1, 'co_reduce with an invalid RESULT_IMAGE')
+#endif
   if (np > 1 .and. checked) then
     ! the checked mode finds arguments that differ, on every image at once
     ! (the default mode leaves them to the engine: STAT 2 or 12 where it

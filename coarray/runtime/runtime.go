@@ -1,16 +1,38 @@
-// Command gfortran is gocoll's coarray runtime for gfortran: built with
-// -buildmode=c-shared into libcaf_gocoll.so, it implements the
-// _gfortran_caf_* functions of gfortran's -fcoarray=lib ABI (GCC 12) that
-// collective programs use, over package coarray. The C shim (caf.c) reads
-// gfortran's array descriptors, packs non-contiguous sections, and calls the
-// Go functions below; kernels.c holds the arithmetic of the kinds Go lacks
-// and the calls of Fortran CO_REDUCE operators. scripts/coarray.sh builds it
-// and runs a program on it.
+// Command runtime is gocoll's Fortran coarray runtime, for gfortran and for
+// LLVM flang: built with -buildmode=c-shared into libcaf_gocoll.so, it
+// implements the _gfortran_caf_* functions of gfortran's -fcoarray=lib ABI
+// (GCC 12; caf.c) and the procedures of the Parallel Runtime Interface for
+// Fortran (PRIF) that flang 22 calls for -fcoarray (prif.c), over package
+// coarray. The two C shims read their compiler's descriptors into one
+// array form (shape.c packs non-contiguous sections) and call the Go
+// functions below; kernels.c holds the arithmetic of the kinds Go lacks
+// and the calls of Fortran CO_REDUCE operators. scripts/lib.sh's build_caf
+// installs it with the wrappers gocaf, gocaf-flang and gocafrun
+// (coarray/caf), and scripts/coarray.sh runs a program on it.
+//
+// # flang
+//
+// flang 22 lowers THIS_IMAGE, NUM_IMAGES, SYNC ALL, SYNC IMAGES, SYNC
+// MEMORY, SYNC TEAM, CO_BROADCAST, CO_SUM, CO_MIN, CO_MAX (character too),
+// FORM TEAM, CHANGE TEAM, END TEAM, TEAM_NUMBER and GET_TEAM to PRIF calls,
+// all served here with what the list below says of them, STAT and ERRMSG
+// included (flang's STAT_STOPPED_IMAGE and STAT_FAILED_IMAGE values). It
+// does not lower CO_REDUCE, coarrays or coindexed access (the compiler
+// stops with "not yet implemented"), nor THIS_IMAGE(TEAM) and
+// NUM_IMAGES(TEAM) (it fails to compile them); NUM_IMAGES(TEAM_NUMBER=)
+// answers for the initial and the current team, and stops the job with a
+// message for a sibling team. It ends images through its own runtime's
+// exit, never through prif_stop: code 0 is normal termination, any other
+// code (ERROR STOP, and STOP with a nonzero code) ends every image (see
+// prif.c). It passes ERRMSG= of an allocatable variable as a copy of its
+// descriptor: the message cannot reach the variable (STAT is set).
 //
 // # What works
 //
 //   - init/finalize (MPI and gocoll under them), THIS_IMAGE, NUM_IMAGES, SYNC
-//     ALL, SYNC MEMORY, STOP, ERROR STOP (MPI_Abort: every image ends).
+//     ALL, SYNC IMAGES (an empty message each way on a communicator of its
+//     own; an index outside the team or twice in the list is STAT 1), SYNC
+//     MEMORY, STOP, ERROR STOP (MPI_Abort: every image ends).
 //   - CO_BROADCAST, CO_SUM, CO_MIN, CO_MAX, CO_REDUCE with RESULT_IMAGE,
 //     STAT and ERRMSG on scalars and arrays of any rank and section (a
 //     non-contiguous one is packed into one buffer: still one collective);
@@ -37,7 +59,7 @@
 //
 // # What does not
 //
-// Coindexed access (x[i]), LOCK/UNLOCK, EVENT, atomics, SYNC IMAGES,
+// Coindexed access (x[i]), LOCK/UNLOCK, EVENT, atomics,
 // FAIL IMAGE and RANDOM_INIT link, and at run time set STAT 10 where the
 // statement has STAT=, else stop the job with a "not supported" message.
 // STOP on one image while the others still call collectives is not detected
@@ -233,6 +255,14 @@ func kindOf(typ, elem, what int) (coarray.Kind, int, error) {
 			}
 			return 0, C.T_FLOAT128, nil
 		}
+	case typ == C.BT_REAL_X87 && elem == 16:
+		return 0, C.T_FLOAT80, nil
+	case typ == C.BT_REAL_QUAD && elem == 16:
+		return 0, C.T_FLOAT128, nil
+	case typ == C.BT_COMPLEX_X87 && elem == 32 && what == whatSum:
+		return 0, C.T_COMPLEX80, nil
+	case typ == C.BT_COMPLEX_QUAD && elem == 32 && what == whatSum:
+		return 0, C.T_COMPLEX128Q, nil
 	case typ == C.BT_COMPLEX && what == whatSum:
 		switch elem {
 		case 8:
@@ -270,7 +300,7 @@ func reduceFortran(b []byte, typ, elem, charLen, ri int) error {
 // names the current team.
 
 //export gocaf_form_team
-func gocaf_form_team(number, newIndex C.int, handle *C.uintptr_t, msg *C.char, msgLen C.size_t) C.int {
+func gocaf_form_team(number C.int64_t, newIndex C.int, handle *C.uintptr_t, msg *C.char, msgLen C.size_t) C.int {
 	t, err := img.FormTeam(int(number), int(newIndex))
 	if err == nil {
 		*handle = C.uintptr_t(handleOf(t))
@@ -347,6 +377,103 @@ func gocaf_get_team(level C.int) C.uintptr_t {
 		return 0
 	}
 	return C.uintptr_t(handleOf(t))
+}
+
+// gocaf_team_handle is GET_TEAM(level) as a handle of its own for every
+// team, the initial one too (flang's team values are never "current").
+//
+//export gocaf_team_handle
+func gocaf_team_handle(level C.int) C.uintptr_t {
+	t, err := img.GetTeam(int(level))
+	if err != nil {
+		return 0
+	}
+	return C.uintptr_t(handleOf(t))
+}
+
+// gocaf_this_image_in is THIS_IMAGE(TEAM=h); 0 for a team value this
+// image is not in.
+//
+//export gocaf_this_image_in
+func gocaf_this_image_in(h C.uintptr_t) C.int {
+	t, err := teamOf(uintptr(h))
+	if err != nil {
+		return 0
+	}
+	return C.int(img.ThisImageIn(t))
+}
+
+// gocaf_num_images_in is NUM_IMAGES(TEAM=h); 0 for a value that is not a
+// team.
+//
+//export gocaf_num_images_in
+func gocaf_num_images_in(h C.uintptr_t) C.int {
+	t, err := teamOf(uintptr(h))
+	if err != nil {
+		return 0
+	}
+	return C.int(t.NumImages())
+}
+
+// gocaf_num_images_numbered is NUM_IMAGES(TEAM_NUMBER=n) for the initial
+// team (-1) and the current team; -1 with the message for a sibling team.
+//
+//export gocaf_num_images_numbered
+func gocaf_num_images_numbered(n C.int64_t, msg *C.char, msgLen C.size_t) C.int {
+	switch {
+	case n == -1:
+		t, _ := img.GetTeam(coarray.InitialTeam)
+		return C.int(t.NumImages())
+	case int64(n) == int64(img.TeamNumber()):
+		return C.int(img.NumImages())
+	}
+	result(fmt.Errorf("%w: NUM_IMAGES(TEAM_NUMBER=%d) of a team other than the current and the initial one", coarray.ErrNotSupported, n), msg, msgLen)
+	return -1
+}
+
+// gocaf_sync_images is SYNC IMAGES over the n image indices at images (of
+// the current team), or over every other image of the current team when n
+// is -1 (SYNC IMAGES (*)).
+//
+//export gocaf_sync_images
+func gocaf_sync_images(images *C.int, n C.int, msg *C.char, msgLen C.size_t) C.int {
+	var list []C.int
+	if n > 0 {
+		list = unsafe.Slice(images, int(n))
+	}
+	me, np := img.ThisImage(), img.NumImages()
+	var nodes []int
+	seen := map[int]bool{}
+	add := func(i int) error {
+		if i < 1 || i > np {
+			return fmt.Errorf("%w: SYNC IMAGES of image %d, the team has %d", coarray.ErrInvalidImage, i, np)
+		}
+		if seen[i] {
+			return fmt.Errorf("%w: image %d is in SYNC IMAGES' list twice", coarray.ErrInvalidImage, i)
+		}
+		seen[i] = true
+		if i == me {
+			return nil
+		}
+		node, err := img.NodeOf(i)
+		nodes = append(nodes, node)
+		return err
+	}
+	var err error
+	if n < 0 {
+		for i := 1; i <= np && err == nil; i++ {
+			err = add(i)
+		}
+	}
+	for _, i := range list {
+		if err == nil {
+			err = add(int(i))
+		}
+	}
+	if err == nil {
+		err = syncWith(nodes)
+	}
+	return result(err, msg, msgLen)
 }
 
 // result is err's STAT value, its ERRMSG written NUL-terminated into msg

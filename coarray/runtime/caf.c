@@ -7,8 +7,6 @@
 #include "_cgo_export.h"
 #include "caf.h"
 
-#define STAT_NOT_SUPPORTED 10 // coarray.StatNotSupported
-
 typedef void *caf_token_t;
 typedef void *caf_team_t;
 
@@ -27,9 +25,7 @@ static void done(int st, const char *m, const char *what, int *stat, char *errms
 		}
 		return;
 	}
-	fprintf(stderr, "ERROR STOP: %s: %s (STAT %d)\n", what, m, st);
-	fflush(stderr);
-	gocaf_abort(st);
+	gocaf_fatal(st, m, what);
 }
 
 static void unsupported(const char *what, int *stat) {
@@ -38,66 +34,17 @@ static void unsupported(const char *what, int *stat) {
 	done(STAT_NOT_SUPPORTED, m, what, stat, NULL, 0);
 }
 
-// Arrays. An element of a descriptor is at base + sum(i_k * stride_k) *
-// span bytes (span is the element size except in sections of components).
-
-static size_t nelems(const gfc_desc *d) {
-	size_t n = 1;
-	for (int k = 0; k < d->dtype.rank; k++) {
-		ptrdiff_t e = d->dim[k].ubound - d->dim[k].lbound + 1;
-		n *= e > 0 ? (size_t)e : 0;
+// shape is d as the shims' common array: an element of d is at base +
+// sum(i_k * stride_k) * span bytes (span is the element size except in
+// sections of components).
+static gocaf_shape shape(const gfc_desc *d) {
+	gocaf_shape s = {.base = d->base_addr, .rank = d->dtype.rank, .elem = d->dtype.elem_len};
+	ptrdiff_t sp = d->span > 0 ? d->span : (ptrdiff_t)d->dtype.elem_len;
+	for (int k = 0; k < s.rank; k++) {
+		s.extent[k] = d->dim[k].ubound - d->dim[k].lbound + 1;
+		s.sm[k] = d->dim[k].stride * sp;
 	}
-	return n;
-}
-
-static size_t span(const gfc_desc *d) { return d->span > 0 ? (size_t)d->span : d->dtype.elem_len; }
-
-static bool contiguous(const gfc_desc *d) {
-	if (span(d) != d->dtype.elem_len) return false;
-	ptrdiff_t want = 1;
-	for (int k = 0; k < d->dtype.rank; k++) {
-		ptrdiff_t e = d->dim[k].ubound - d->dim[k].lbound + 1;
-		if (e > 1 && d->dim[k].stride != want) return false;
-		want *= e > 0 ? e : 0;
-	}
-	return true;
-}
-
-// walk copies the elements of d to buf (pack) or back (unpack), in array
-// element order.
-static void walk(const gfc_desc *d, char *buf, bool pack) {
-	int r = d->dtype.rank;
-	size_t len = d->dtype.elem_len, sp = span(d), n = nelems(d);
-	ptrdiff_t idx[GFC_MAX_DIMENSIONS] = {0};
-	char *base = d->base_addr;
-	for (size_t i = 0; i < n; i++) {
-		ptrdiff_t off = 0;
-		for (int k = 0; k < r; k++) off += idx[k] * d->dim[k].stride;
-		char *e = base + off * (ptrdiff_t)sp;
-		if (pack) memcpy(buf + i * len, e, len);
-		else memcpy(e, buf + i * len, len);
-		for (int k = 0; k < r; k++) {
-			if (++idx[k] <= d->dim[k].ubound - d->dim[k].lbound) break;
-			idx[k] = 0;
-		}
-	}
-}
-
-// data is the array's elements, contiguous: its own memory or a packed copy
-// (*copied), of *nbytes bytes.
-static char *data(gfc_desc *d, size_t *nbytes, bool *copied) {
-	*nbytes = nelems(d) * d->dtype.elem_len;
-	*copied = d->dtype.rank > 0 && !contiguous(d);
-	if (!*copied) return d->base_addr;
-	char *buf = malloc(*nbytes ? *nbytes : 1);
-	walk(d, buf, true);
-	return buf;
-}
-
-static void restore(gfc_desc *d, char *buf, bool copied) {
-	if (!copied) return;
-	walk(d, buf, false);
-	free(buf);
+	return s;
 }
 
 // Start and end.
@@ -130,9 +77,10 @@ void _gfortran_caf_sync_memory(int *stat, char *errmsg, size_t errmsg_len) {
 	if (stat) *stat = 0;
 }
 
+// SYNC IMAGES: count -1 is SYNC IMAGES (*).
 void _gfortran_caf_sync_images(int count, int images[], int *stat, char *errmsg, size_t errmsg_len) {
-	(void)count, (void)images, (void)errmsg, (void)errmsg_len;
-	unsupported("SYNC IMAGES", stat);
+	char m[256];
+	done(gocaf_sync_images(images, count, m, sizeof m), m, "SYNC IMAGES", stat, errmsg, errmsg_len);
 }
 
 // STOP ends this image normally once every image got there (finalize
@@ -189,9 +137,10 @@ void _gfortran_caf_co_broadcast(gfc_desc *a, int source_image, int *stat, char *
 	misplaced(&errmsg, &errmsg_len);
 	size_t n;
 	bool copied;
-	char m[256], *buf = data(a, &n, &copied);
+	gocaf_shape s = shape(a);
+	char m[256], *buf = gocaf_data(&s, &n, &copied);
 	int st = gocaf_broadcast(buf, n, a->dtype.elem_len, source_image, m, sizeof m);
-	restore(a, buf, copied);
+	gocaf_restore(&s, buf, copied);
 	done(st, m, "CO_BROADCAST", stat, errmsg, errmsg_len);
 }
 
@@ -199,9 +148,10 @@ static void reduce(gfc_desc *a, int what, size_t char_len, int result_image, int
 		   size_t errmsg_len, const char *name) {
 	size_t n;
 	bool copied;
-	char m[256], *buf = data(a, &n, &copied);
+	gocaf_shape s = shape(a);
+	char m[256], *buf = gocaf_data(&s, &n, &copied);
 	int st = gocaf_reduce(buf, n, what, a->dtype.type, a->dtype.elem_len, char_len, result_image, m, sizeof m);
-	restore(a, buf, copied);
+	gocaf_restore(&s, buf, copied);
 	done(st, m, name, stat, errmsg, errmsg_len);
 }
 
