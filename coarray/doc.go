@@ -78,6 +78,13 @@
 //     where it ran). It costs a second small collective per call
 //     (BENCHMARKS.md, "The coarray face") and twice the operator's work:
 //     use it while developing, or where a job must survive a misuse.
+//   - Stopped images: once the caller tells an image that another image
+//     stopped (Stopped, with the collectives the stopped image had
+//     started), the collectives of teams that contain it that it never
+//     started return ErrStoppedImage (STAT_STOPPED_IMAGE), those waiting
+//     at once; the ones it started complete. The package does not learn of
+//     stops by itself: the gfortran and flang runtime sends a notice when
+//     an image stops (coarray/runtime).
 //
 // # Teams
 //

@@ -53,6 +53,9 @@ var (
 	// those only where a message of theirs arrives), stopped, or computes
 	// for longer than the timeout.
 	ErrStalled = newStatError(StatStalled, "coarray: the collective made no progress for the stall timeout")
+	// ErrStoppedImage: an image of the team has initiated normal
+	// termination (see Image.Stopped).
+	ErrStoppedImage = newStatError(StatStoppedImage, "coarray: an image of the team has stopped")
 )
 
 // StatError is an error with a STAT value.
@@ -92,7 +95,10 @@ func collErr(err error) error {
 		return nil
 	}
 	var se *StatError
+	var stopped *stoppedError
 	switch {
+	case errors.As(err, &stopped):
+		return stopped // the engine's words name engine images and nodes, counted from 0
 	case errors.As(err, &se):
 		return err
 	case errors.Is(err, coll.ErrMismatch) || errors.Is(err, coll.ErrArgsDiffer):
@@ -105,13 +111,22 @@ func collErr(err error) error {
 	return fmt.Errorf("%w: %w", se, err)
 }
 
+// stoppedError is ErrStoppedImage for one image.
+type stoppedError struct{ image int }
+
+func (e *stoppedError) Error() string {
+	return fmt.Sprintf("coarray: image %d of the initial team has stopped", e.image)
+}
+
+func (e *stoppedError) Unwrap() error { return ErrStoppedImage }
+
 // byStat is the sentinel of each STAT value, for an image that learns of
 // another image's error through the agreement.
 var byStat = map[int]error{}
 
 func init() {
 	for _, e := range []*StatError{ErrInvalidImage, ErrMismatch, ErrTeam, ErrNotCurrent, ErrTeamNumber,
-		ErrNewIndex, ErrType, ErrOperator, ErrLength, ErrNotSupported, ErrCollective, ErrStalled} {
+		ErrNewIndex, ErrType, ErrOperator, ErrLength, ErrNotSupported, ErrCollective, ErrStalled, ErrStoppedImage} {
 		byStat[e.stat] = e
 	}
 }

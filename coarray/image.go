@@ -1,6 +1,7 @@
 package coarray
 
 import (
+	"fmt"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -78,6 +79,8 @@ type nodeState struct {
 	mu       sync.Mutex
 	lastErr  error
 	checked  bool
+	// images known to have stopped (Stopped), by engine image number
+	stopped map[int]bool // under mu
 }
 
 var nodes sync.Map // coll.Conduit -> *nodeState
@@ -163,4 +166,54 @@ func (img *Image) usable() error {
 		return ErrNotCurrent
 	}
 	return nil
+}
+
+// Stopped records that the image with index i in the initial team has
+// initiated normal termination (Fortran's STOP or END PROGRAM) after it
+// had started the collectives that started counts (its coll.Image.Started,
+// taken once they were finished), which the caller learned by its own
+// means (the gfortran and flang runtime: a message the image sends when it
+// stops). From then on every collective, SYNC ALL, FORM TEAM, CHANGE TEAM
+// and END TEAM of a team that contains it, that it did not start, returns
+// ErrStoppedImage on the node's images, those waiting in one now at once
+// (coll.Image.ImageGone); the ones it started complete. A call that began
+// waiting just as Stopped ran may miss it: a caller that keeps learning of
+// stops calls Stopped again (the first counts stay). Unlike the Image's
+// other methods, any goroutine may call it, through any Image of the node.
+func (img *Image) Stopped(i int, started coll.Started) error {
+	if img == nil || img.sh == nil {
+		return ErrNotCurrent
+	}
+	all := img.sh.im.TeamAll()
+	if i < 1 || i > all.Size() {
+		return fmt.Errorf("%w: %d, the initial team has images 1..%d", ErrInvalidImage, i, all.Size())
+	}
+	n := all.Image(i - 1)
+	ns := img.sh.node
+	ns.mu.Lock()
+	if ns.stopped == nil {
+		ns.stopped = map[int]bool{}
+	}
+	ns.stopped[n] = true
+	ns.mu.Unlock()
+	_, err := img.sh.im.ImageGone(n, started, &stoppedError{i})
+	return collErr(err)
+}
+
+// StoppedImages is STOPPED_IMAGES(TEAM=t): the indices in t of its images
+// known to have stopped (Stopped), ascending; t nil is the current team.
+func (img *Image) StoppedImages(t *Team) []int {
+	if t == nil {
+		t = img.team
+	}
+	var list []int
+	ns := img.sh.node
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	for r := range t.t.Size() {
+		if ns.stopped[t.t.Image(r)] {
+			list = append(list, r+1)
+		}
+	}
+	return list
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gocoll/gocoll/coarray"
+	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/coll/colltest"
 	"github.com/gocoll/gocoll/images"
 )
@@ -146,5 +147,84 @@ func TestTeamIndices(t *testing.T) {
 			}
 			return nil
 		})
+	})
+}
+
+// TestStoppedImage: the last image forms a team with the others, then
+// stops (returns); the others learn it with what it had started (Stopped,
+// again every few milliseconds, as the gfortran and flang runtime's
+// watcher does). A CO_SUM over the initial team that waits for it fails
+// with ErrStoppedImage (STAT_STOPPED_IMAGE) before the stall timeout; SYNC
+// ALL and FORM TEAM then fail at their call; STOPPED_IMAGES lists it; the
+// team without it still works.
+func TestStoppedImage(t *testing.T) {
+	opts := coarray.Options{Coll: coll.Options{StallTimeout: 2 * time.Minute}}
+	for _, l := range [][]int{{1, 1}, {1, 1, 1}, {1, 1, 1, 1}} {
+		t.Run(fmt.Sprint(l), func(t *testing.T) {
+			var started coll.Started
+			known := make(chan struct{})
+			err := runImages(l, 0, opts, true, func(img *coarray.Image) error {
+				me, np := img.ThisImage(), img.NumImages()
+				rest, err := img.FormTeam(1+me/np, 0) // team 1: every image but the last
+				if me == np {
+					started = img.Coll().Started()
+					close(known)
+				}
+				if err != nil || me == np {
+					return err
+				}
+				return stoppedImage(img, rest, known, &started)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func stoppedImage(img *coarray.Image, rest *coarray.Team, known chan struct{}, started *coll.Started) error {
+	me, np := img.ThisImage(), img.NumImages()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		<-known
+		for {
+			_ = img.Stopped(np, *started)
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	x := []int64{1}
+	err := coarray.CoSum(img, x)
+	if !errors.Is(err, coarray.ErrStoppedImage) || coarray.Stat(err) != coarray.StatStoppedImage {
+		return fmt.Errorf("co_sum with a stopped image: %v (STAT %d), want ErrStoppedImage", err, coarray.Stat(err))
+	}
+	if err := img.SyncAll(); !errors.Is(err, coarray.ErrStoppedImage) {
+		return fmt.Errorf("sync all after the stop: %v, want ErrStoppedImage", err)
+	}
+	if _, err := img.FormTeam(1, 0); !errors.Is(err, coarray.ErrStoppedImage) {
+		return fmt.Errorf("form team after the stop: %v, want ErrStoppedImage", err)
+	}
+	if got := img.StoppedImages(nil); len(got) != 1 || got[0] != np {
+		return fmt.Errorf("STOPPED_IMAGES() = %v, want [%d]", got, np)
+	}
+	if err := img.Stopped(np+1, nil); !errors.Is(err, coarray.ErrInvalidImage) {
+		return fmt.Errorf("Stopped(%d): %v, want ErrInvalidImage", np+1, err)
+	}
+	return img.ChangeTeam(rest, func(in *coarray.Image) error {
+		if got := in.StoppedImages(nil); len(got) != 0 {
+			return fmt.Errorf("STOPPED_IMAGES() in the team without it = %v", got)
+		}
+		y := []int64{int64(me)}
+		if err := coarray.CoSum(in, y); err != nil {
+			return err
+		}
+		if want := int64((np - 1) * np / 2); y[0] != want {
+			return fmt.Errorf("co_sum in the team without it: %d, want %d", y[0], want)
+		}
+		return nil
 	})
 }

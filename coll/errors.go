@@ -50,6 +50,7 @@ var (
 	ErrBufferLength   = core.ErrBufferLength
 	ErrLayout         = alg.ErrLayout // (package alg checks layouts)
 	ErrStallTimeout   = core.ErrStallTimeout
+	ErrImageGone      = core.ErrImageGone // (Image.ImageGone)
 	ErrCounts         = core.ErrCounts
 	ErrOp             = errors.New("gocoll: unknown operation")
 	ErrOpType         = errors.New("gocoll: the operation does not take the element type")

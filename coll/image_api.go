@@ -56,6 +56,35 @@ func (im *Image) Close() error {
 	return im.core().Close()
 }
 
+// Started is how many collectives this node has started on each of its
+// teams, by team ID (images.Team.ID): what ImageGone needs to know of an
+// image that is gone. An image that stops (package coarray's STOP) sends
+// its own to the others once its collectives are finished (Close).
+type Started = map[uint64]uint64
+
+// Started is this node's Started now. Any goroutine may call it.
+func (im *Image) Started() Started {
+	return im.core().Started()
+}
+
+// ImageGone tells the node that image (an image number of the job) will
+// not take part in any more collectives, having started on each of its
+// teams the collectives that started counts (its node's Started, which
+// the caller learned by its own means; a team it lacks counts 0): it
+// stopped, failed or died. From then on a collective of a team that
+// contains image fails on this node when image did not start it: those in
+// flight at once, their waits returning an error that wraps ErrImageGone
+// and cause (as the stall watchdog's would after its timeout, and the
+// operations are left as the watchdog leaves them), and later ones at their
+// call. Collectives that image started complete, since what it owed them
+// was sent before it was gone. It returns how many collectives in flight
+// it failed. A collective that began to wait just as ImageGone ran may
+// wait on; a caller that keeps learning of images that are gone calls
+// ImageGone again (the first call's counts stay). Any goroutine may call it.
+func (im *Image) ImageGone(image int, started Started, cause error) (int, error) {
+	return im.core().ImageGone(image, started, cause)
+}
+
 // Barrier is a collective barrier over the team (dissemination between
 // nodes), called by every image of the team, like a collective with
 // AllThreads. Waiting in it makes progress on every outstanding collective,

@@ -1,6 +1,7 @@
 package coll_test
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/gocoll/gocoll/coll"
 	"github.com/gocoll/gocoll/coll/colltest"
 	"github.com/gocoll/gocoll/images"
+	gsync "github.com/gocoll/gocoll/sync"
 )
 
 const testStall = 300 * time.Millisecond
@@ -34,5 +36,83 @@ func TestStallNamesPeers(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestImageGone: the last image makes three barriers and is gone; the
+// others learn it (ImageGone, with its Started counts) as soon as it is,
+// while the conduit's delays may keep them in the barriers still, which
+// complete all the same. Then they wait in a Barrier
+// and a ReduceAll that it never made, each while a goroutine of theirs says
+// again that it is gone, as a caller that keeps learning of a stop does;
+// each wait fails with an error that wraps ErrImageGone and the cause, long
+// before the stall timeout (which would give ErrStalled instead); a third
+// collective fails at its call. A bad image number is ErrImage.
+func TestImageGone(t *testing.T) {
+	cause := errors.New("the image stopped")
+	for _, per := range [][]int{{1, 1}, {1, 1, 1}, {1, 1, 1, 1}} {
+		t.Run(fmt.Sprint(per), func(t *testing.T) {
+			gone := len(per) - 1
+			var started coll.Started
+			known := make(chan struct{})
+			err := colltest.RunImages(per, colltest.Options{MaxDelay: time.Millisecond}, coll.Options{StallTimeout: 2 * time.Minute}, table, time.Minute,
+				func(im *coll.Image, nd *colltest.Node) error {
+					barriers := func() error {
+						for range 3 {
+							if err := im.Barrier(im.TeamAll()); err != nil {
+								return err
+							}
+						}
+						return nil
+					}
+					if im.ImageNum() == gone {
+						err := barriers()
+						started = im.Started()
+						close(known)
+						return err
+					}
+					if _, err := im.ImageGone(len(per), nil, cause); !errors.Is(err, coll.ErrImage) {
+						return fmt.Errorf("ImageGone of image %d: %v, want ErrImage", len(per), err)
+					}
+					learnt := make(chan error, 1)
+					go func() {
+						<-known
+						_, err := im.ImageGone(gone, started, cause)
+						learnt <- err
+					}()
+					if err := barriers(); err != nil {
+						return fmt.Errorf("the barriers the gone image made: %w", err)
+					}
+					if err := <-learnt; err != nil {
+						return err
+					}
+					reduce := func() error {
+						b := make([]byte, 8)
+						return im.ReduceAll(im.TeamAll(), b, b, coll.Cyclic, 8, len(per), fnSumI64, 0, gsync.InAllSync|gsync.OutAllSync|gsync.Local)
+					}
+					for _, call := range []func() error{func() error { return im.Barrier(im.TeamAll()) }, reduce, reduce} {
+						done := make(chan struct{})
+						go func() {
+							for {
+								select {
+								case <-done:
+									return
+								case <-time.After(5 * time.Millisecond):
+									_, _ = im.ImageGone(gone, started, cause)
+								}
+							}
+						}()
+						err := call()
+						close(done)
+						if !errors.Is(err, coll.ErrImageGone) || !errors.Is(err, cause) {
+							return fmt.Errorf("image %d: %v, want ErrImageGone and the cause", im.ImageNum(), err)
+						}
+					}
+					return nil
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

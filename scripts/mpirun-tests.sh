@@ -117,9 +117,20 @@ fortran_profiled() {
 # disagreeing arguments only the checked mode finds on every image, once
 # more in that mode; reduce once more writing CPU profiles. The sources
 # leave out under flang what flang 22 does not compile (#ifndef
-# __flang__): CO_REDUCE, which is all of reduce.
+# __flang__): CO_REDUCE, which is all of reduce. The programs of
+# coarray/fortran/fails must end in error termination.
 caf_out=$out/coarray
 step "build coarray/runtime and its wrappers" build_caf "$caf_out"
+# fortran_fails NP BIN: a program of coarray/fortran/fails passes when its
+# run fails (error termination), in time, saying that an image stopped.
+fortran_fails() {
+	local log
+	log=$(mpi_run 300 "$1" "$2") && { echo "$log"; echo "the run succeeded: it must fail"; return 1; }
+	[ $? -ne 124 ] || { echo "$log"; echo "timed out"; return 1; }
+	echo "$log"
+	grep -q 'has stopped' <<<"$log"
+}
+
 # hello_run FC: the README's hello world, built with the wrapper of FC
 # (gocaf, gocaf-flang) and run with gocafrun on 3 images.
 hello_run() {
@@ -148,6 +159,15 @@ for fc in gfortran flang; do
 			fi
 			[ "$name" = stat ] || continue
 			step "mpirun -np $np $fc/$name, checked" fortran_run_checked "$np" "$bin" "$name"
+		done
+	done
+	for src in coarray/fortran/fails/*.f90; do
+		name=$(basename "$src" .f90)
+		bin=$caf_out/$fc/fails-$name
+		GOCOLL_FFLAGS="-O2 -cpp" step "$fc fails/$name" caf_gocoll "$caf_out" "$src" "$bin" $fc
+		[ -x "$bin" ] || continue
+		for np in 2 3 4; do
+			step "mpirun -np $np $fc/fails/$name (must fail)" fortran_fails "$np" "$bin"
 		done
 	done
 done

@@ -336,32 +336,53 @@ void _gfortran_caf_event_query(caf_token_t t, size_t i, int im, int *count, int 
 	unsupported("EVENT_QUERY", stat);
 }
 
-// No image ever fails or stops early here: the lists are empty.
-static void empty(gfc_desc *d, int *kind) {
-	d->base_addr = malloc(1);
-	d->offset = (size_t)-1;
-	d->dtype.elem_len = kind ? (size_t)*kind : 4;
+// STOPPED_IMAGES, FAILED_IMAGES: rank-1 integer arrays of kind *kind (4 if
+// absent), allocated here and zero-based, as gfortran expects of an
+// intrinsic's result (it rebases the bounds). No image is ever known to
+// have failed: that list is empty.
+static void list(gfc_desc *d, int *kind, const int *v, int n) {
+	size_t k = kind ? (size_t)*kind : 4;
+	d->base_addr = malloc(n > 0 ? n * k : 1);
+	d->offset = 0;
+	d->dtype.elem_len = k;
 	d->dtype.rank = 1;
 	d->dtype.type = BT_INTEGER;
-	d->span = d->dtype.elem_len;
+	d->span = k;
 	d->dim[0].stride = 1;
-	d->dim[0].lbound = 1;
-	d->dim[0].ubound = 0;
+	d->dim[0].lbound = 0;
+	d->dim[0].ubound = n - 1;
+	for (int i = 0; i < n; i++) {
+		int64_t x = v[i];
+		switch (k) {
+		case 1: ((int8_t *)d->base_addr)[i] = (int8_t)x; break;
+		case 2: ((int16_t *)d->base_addr)[i] = (int16_t)x; break;
+		case 8: ((int64_t *)d->base_addr)[i] = x; break;
+		default: ((int32_t *)d->base_addr)[i] = (int32_t)x;
+		}
+	}
 }
+
+//
+// gfortran 12 refuses their TEAM= argument and passes NULL (or, to
+// IMAGE_STATUS, -1) in its place: the lists are of the current team.
 
 void _gfortran_caf_failed_images(gfc_desc *d, caf_team_t *team, int *kind) {
 	(void)team;
-	empty(d, kind);
+	list(d, kind, NULL, 0);
 }
 
 void _gfortran_caf_stopped_images(gfc_desc *d, caf_team_t *team, int *kind) {
 	(void)team;
-	empty(d, kind);
+	int n = gocaf_stopped_images(0, NULL, 0);
+	int *v = malloc((n > 0 ? n : 1) * sizeof(int));
+	int m = gocaf_stopped_images(0, v, n); // another image may have stopped since
+	list(d, kind, v, m < n ? m : n);
+	free(v);
 }
 
 int _gfortran_caf_image_status(int image, caf_team_t *team) {
-	(void)image, (void)team;
-	return 0;
+	(void)team;
+	return gocaf_image_status(image, 0);
 }
 
 int _gfortran_caf_is_present(caf_token_t t, int i, void *refs) {

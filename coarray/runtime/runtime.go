@@ -43,6 +43,19 @@
 //     TEAM_NUMBER, and THIS_IMAGE/NUM_IMAGES inside a team.
 //   - Coarray registration (ALLOCATE/DEALLOCATE synchronize): a program
 //     declaring coarrays links and uses its own image's part.
+//   - Stopped images (mpi.go). An image that executes STOP or END PROGRAM
+//     finishes what its collectives owe the others (Close), then sends
+//     every other image a notice with the collectives it had started
+//     (coll.Started), and waits for theirs before MPI_Finalize (normal
+//     termination ends the program once every image got there). A watcher
+//     goroutine on every image looks for notices every 5 ms and tells
+//     package coarray (Image.Stopped): a collective, SYNC ALL, SYNC
+//     IMAGES, FORM TEAM or CHANGE TEAM with a stopped image that it never
+//     started returns STAT_STOPPED_IMAGE, a wait in one at once, and
+//     without STAT= the program ends with "image N of the initial team has
+//     stopped"; those it started complete. STOPPED_IMAGES and IMAGE_STATUS
+//     answer (gfortran; flang 22 does not lower them). FAILED_IMAGES is
+//     empty: a process that dies ends the job (mpirun's default).
 //   - GOCOLL_CAF_CPUPROFILE=path: each process writes a CPU profile of its
 //     Go side (pprof) to path.N, N its image (profile.go).
 //   - STAT values as package coarray gives them: an argument error (an
@@ -59,11 +72,9 @@
 //
 // # What does not
 //
-// Coindexed access (x[i]), LOCK/UNLOCK, EVENT, atomics,
-// FAIL IMAGE and RANDOM_INIT link, and at run time set STAT 10 where the
-// statement has STAT=, else stop the job with a "not supported" message.
-// STOP on one image while the others still call collectives is not detected
-// (STAT_STOPPED_IMAGE is never reported): they wait for it.
+// Coindexed access (x[i]), LOCK/UNLOCK, EVENT, atomics, FAIL IMAGE and
+// RANDOM_INIT link, and at run time set STAT 10 where the statement has
+// STAT=, else stop the job with a "not supported" message.
 //
 // # gfortran 12's own limits, met on the way
 //
@@ -94,6 +105,7 @@ import (
 	"unsafe"
 
 	"github.com/gocoll/gocoll/coarray"
+	"github.com/gocoll/gocoll/coll"
 )
 
 func main() {}
@@ -108,6 +120,7 @@ const (
 
 var (
 	img     *coarray.Image // the image in its current team
+	initial *coarray.Image // the image in the initial team (for the watcher: Stopped)
 	initErr error
 	teams   = map[uintptr]*coarray.Team{} // team handles given to Fortran
 	handles = map[*coarray.Team]uintptr{}
@@ -130,6 +143,10 @@ func gocaf_init() C.int {
 		})
 	}
 	if err == nil {
+		initial = img
+		stops = watchStops(func(rank int, started coll.Started) { _ = initial.Stopped(rank+1, started) })
+	}
+	if err == nil {
 		err = startProfile(img.ThisImage())
 	}
 	if err != nil {
@@ -148,7 +165,10 @@ func gocaf_finalize() {
 	for img.Outer() != nil { // STOP inside CHANGE TEAM
 		img = img.Outer()
 	}
-	err := errors.Join(img.SyncAll(), img.Close(), mpiStop(), stopProfile())
+	// Close finishes what the image's collectives still owe the others
+	// before they hear that it stopped: the ones it started complete there.
+	err := img.Close()
+	err = errors.Join(err, stops.stop(img.Coll().Started()), mpiStop(), stopProfile())
 	img = nil
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gocoll coarray runtime: finalization:", err)
@@ -431,6 +451,40 @@ func gocaf_num_images_numbered(n C.int64_t, msg *C.char, msgLen C.size_t) C.int 
 	return -1
 }
 
+// gocaf_stopped_images writes STOPPED_IMAGES(TEAM=h), the indices of the
+// team's images that stopped, into out (room for max) and returns how many
+// there are.
+//
+//export gocaf_stopped_images
+func gocaf_stopped_images(h C.uintptr_t, out *C.int, max C.int) C.int {
+	t, err := teamOf(uintptr(h))
+	if err != nil {
+		return 0
+	}
+	list := img.StoppedImages(t)
+	for k, i := range list[:min(len(list), int(max))] {
+		unsafe.Slice(out, int(max))[k] = C.int(i)
+	}
+	return C.int(len(list))
+}
+
+// gocaf_image_status is IMAGE_STATUS(image, TEAM=h): STAT_STOPPED_IMAGE
+// (gfortran's value) for an image that stopped, else 0.
+//
+//export gocaf_image_status
+func gocaf_image_status(image C.int, h C.uintptr_t) C.int {
+	t, err := teamOf(uintptr(h))
+	if err != nil {
+		return 0
+	}
+	for _, i := range img.StoppedImages(t) {
+		if i == int(image) {
+			return coarray.StatStoppedImage
+		}
+	}
+	return 0
+}
+
 // gocaf_sync_images is SYNC IMAGES over the n image indices at images (of
 // the current team), or over every other image of the current team when n
 // is -1 (SYNC IMAGES (*)).
@@ -442,7 +496,7 @@ func gocaf_sync_images(images *C.int, n C.int, msg *C.char, msgLen C.size_t) C.i
 		list = unsafe.Slice(images, int(n))
 	}
 	me, np := img.ThisImage(), img.NumImages()
-	var nodes []int
+	var indices, nodes []int
 	seen := map[int]bool{}
 	add := func(i int) error {
 		if i < 1 || i > np {
@@ -456,7 +510,7 @@ func gocaf_sync_images(images *C.int, n C.int, msg *C.char, msgLen C.size_t) C.i
 			return nil
 		}
 		node, err := img.NodeOf(i)
-		nodes = append(nodes, node)
+		indices, nodes = append(indices, i), append(nodes, node)
 		return err
 	}
 	var err error
@@ -471,7 +525,7 @@ func gocaf_sync_images(images *C.int, n C.int, msg *C.char, msgLen C.size_t) C.i
 		}
 	}
 	if err == nil {
-		err = syncWith(nodes)
+		err = syncWith(indices, nodes)
 	}
 	return result(err, msg, msgLen)
 }

@@ -28,7 +28,7 @@ const AloneSlot = ^uint32(0)
 // not, nothing happened and the caller starts op's work in the engine.
 //
 // An error of op's Step (a panic of its user code included, as Run makes
-// it), of ctx or of the watchdog ends the run; as for an operation of the
+// it), of ctx, of the watchdog or of a FailIf that matches op ends the run; as for an operation of the
 // table, op is then Retired if it is Quiet, and otherwise Abandoned if it
 // implements Abandoner, never Retired: its transfers in flight keep its
 // buffers, and since their completions, if they ever come, carry
@@ -86,6 +86,9 @@ func (e *Engine) aloneWait(ctx context.Context, op Op) error {
 			return err
 		}
 		if len(done) == 0 {
+			if err := e.failAlone(op); err != nil {
+				return err
+			}
 			if err := sp.spin(ctx); err != nil {
 				return err
 			}

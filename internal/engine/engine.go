@@ -145,6 +145,9 @@ type Engine struct {
 	// the stall watchdog (watchdog.go)
 	stallAfter  time.Duration
 	completions uint64 // transfers completed on the node (under mu)
+	// FailIf's request while it runs, which a RunAlone wait (holding mu)
+	// reads without the lock
+	failing atomic.Pointer[failRequest]
 }
 
 // Arriving tells the engine that an operation waits for delta more (or,

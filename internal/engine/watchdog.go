@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unsafe"
 )
@@ -244,3 +245,59 @@ func (e *Engine) stalledNode(d time.Duration) error {
 // the operation waits for (the parts that have not arrived); f is called
 // with no lock held. Set it once, before handles exist.
 func (p *Pending) Describe(f func() string) { p.describe = f }
+
+// FailIf fails, with err, the operations in flight (started, not yet
+// syncable, not failed) for which match is true, as the watchdog fails a
+// stalled one but at once: their waits return err on their next try. It
+// is for operations that wait on a peer known not to come (package coll's
+// ImageGone); it returns how many it failed. Any goroutine may call it;
+// match runs under the engine's lock, or, for an operation that RunAlone
+// runs (holding the lock for its whole wait), in that wait, which reads
+// the request while it has nothing to do.
+func (e *Engine) FailIf(match func(Op) bool, err error) int {
+	r := &failRequest{match: match, err: err}
+	e.failing.Store(r)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.failing.CompareAndSwap(r, nil)
+	n := int(r.alone.Load())
+	for s := range e.slots {
+		en := &e.slots[s]
+		if en.op == nil || en.err != nil || en.op.Syncable() || !match(en.op) {
+			continue
+		}
+		en.err = r.errOf(en.op)
+		e.noteFinished(uint32(s))
+		n++
+	}
+	if n > 0 && len(e.watched) > 0 {
+		e.closeWatches()
+	}
+	return n
+}
+
+// failRequest is a FailIf in progress.
+type failRequest struct {
+	match func(Op) bool
+	err   error
+	alone atomic.Int32 // operations of RunAlone it failed
+}
+
+// errOf is the request's error for op, naming what op waited for.
+func (r *failRequest) errOf(op Op) error {
+	if st, ok := op.(Staller); ok {
+		return fmt.Errorf("%w (%s)", r.err, st.Stalled())
+	}
+	return r.err
+}
+
+// failAlone is the error of a FailIf that asks to fail op, run by
+// RunAlone, or nil.
+func (e *Engine) failAlone(op Op) error {
+	r := e.failing.Load()
+	if r == nil || !r.match(op) {
+		return nil
+	}
+	r.alone.Add(1)
+	return r.errOf(op)
+}

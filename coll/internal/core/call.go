@@ -188,6 +188,8 @@ func (im *Image) run(a *callArgs) (h engine.Handle, err error) {
 		err = a.err
 	case a.segmentErr() != nil:
 		err = a.segmentErr()
+	case im.n.anyGone.Load() && a.tn != nil && im.n.goneFrom(a.tn) != nil:
+		err = im.n.goneFrom(a.tn)
 	case im.rec != nil:
 		err = im.record(a)
 	default:

@@ -47,6 +47,11 @@ type node struct {
 	all   *teamNode                  // TeamAll
 	teams map[*images.Team]*teamNode // the others (under mu)
 
+	// images that are gone (ImageGone, stall.go)
+	goneMu  stdsync.Mutex
+	gone    map[int]gone
+	anyGone atomic.Bool
+
 	// Init's rendezvous of the node's images
 	mu       stdsync.Mutex
 	joined   []bool // by local image

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gocoll/gocoll/coll/internal/plan"
+	"github.com/gocoll/gocoll/images"
 )
 
 // The stall watchdog's coll side (the waits are internal/engine's): the
@@ -95,4 +96,15 @@ func (a *AggOp) Stalled() string {
 	m := &a.members[len(a.members)-1]
 	return fmt.Sprintf("an aggregate of %d collectives ending with %v #%d on %s (node %d): %s",
 		len(a.members), m.key.Kind, a.tn.SeqOf(m.tagBase), a.tn.Name(), a.tn.N.Me, a.tn.waitsFor(nodes))
+}
+
+// TeamSeq is the team the operation runs on and its sequence number there:
+// package coll's ImageGone fails the operations that an image that is gone
+// never started.
+func (o *Sched) TeamSeq() (*images.Team, uint64) { return o.tn.Team, TagSeq(o.TagBase) }
+
+// TeamSeq is the aggregate's team and the sequence number of its last
+// member: a node starts an aggregate once its last member is called.
+func (a *AggOp) TeamSeq() (*images.Team, uint64) {
+	return a.tn.Team, TagSeq(a.members[len(a.members)-1].tagBase)
 }

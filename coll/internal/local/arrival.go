@@ -8,6 +8,7 @@ import (
 
 	"github.com/gocoll/gocoll/coll/internal/exec"
 	"github.com/gocoll/gocoll/coll/internal/plan"
+	"github.com/gocoll/gocoll/images"
 	"github.com/gocoll/gocoll/internal/engine"
 	gsync "github.com/gocoll/gocoll/sync"
 )
@@ -335,3 +336,7 @@ func (r *arrival) Abandon() {
 		r.as.tn.Count(-1)
 	}
 }
+
+// TeamSeq is the team the operation runs on and its sequence number there
+// (see exec's).
+func (r *arrival) TeamSeq() (*images.Team, uint64) { return r.as.tn.Team, exec.TagSeq(r.tagBase) }
