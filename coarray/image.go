@@ -151,6 +151,23 @@ func (img *Image) SyncAll() error {
 	return collErr(img.sh.im.Barrier(img.team.t))
 }
 
+// SyncTeam is SYNC TEAM (t): a barrier over the images of t, which is the
+// current team, one of its ancestors, or a team formed on the current team
+// that the image is in (one it may change to); the images of t execute it.
+func (img *Image) SyncTeam(t *Team) error {
+	if err := img.usable(); err != nil {
+		return err
+	}
+	ok := t != nil && t.owner == img.sh && t.parent == img.team && t.t.Contains(img.sh.im.ImageNum())
+	for a := img.team; a != nil && !ok; a = a.parent {
+		ok = a == t
+	}
+	if !ok {
+		return fmt.Errorf("%w: SYNC TEAM of a team that is neither the current team, an ancestor, nor one formed on it", ErrTeam)
+	}
+	return collErr(img.sh.im.Barrier(t.t))
+}
+
 // Close ends the image's use of gocoll (coll.Image.Close): a node must call
 // it (or go on calling collectives) before it stops, so that what it owes
 // its peers gets done.

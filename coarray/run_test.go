@@ -93,7 +93,7 @@ func TestSmoke(t *testing.T) {
 
 // TestTeamIndices checks ThisImageIn and NodeOf in the initial team and in
 // a team of the odd or even images, whose node order reverses the
-// initial team's (NEW_INDEX).
+// initial team's (NEW_INDEX), and SyncTeam of the teams it may name.
 func TestTeamIndices(t *testing.T) {
 	forLayouts(t, coarray.Options{}, layouts, true, func(img *coarray.Image) error {
 		me, np := img.ThisImage(), img.NumImages()
@@ -129,7 +129,18 @@ func TestTeamIndices(t *testing.T) {
 		if got := img.ThisImageIn(team); got != index {
 			return fmt.Errorf("ThisImageIn(team) = %d, want NEW_INDEX %d", got, index)
 		}
+		// SYNC TEAM of a team formed on the current one, and of the current
+		if err := errors.Join(img.SyncTeam(team), img.SyncTeam(initial)); err != nil {
+			return err
+		}
+		if err := img.SyncTeam(nil); !errors.Is(err, coarray.ErrTeam) {
+			return fmt.Errorf("SyncTeam(nil): %v, want ErrTeam", err)
+		}
 		return img.ChangeTeam(team, func(in *coarray.Image) error {
+			// SYNC TEAM of an ancestor, and of the current team
+			if err := errors.Join(in.SyncTeam(initial), in.SyncTeam(team)); err != nil {
+				return err
+			}
 			for i := 1; i <= in.NumImages(); i++ {
 				node, err := in.NodeOf(i)
 				if err != nil {

@@ -34,12 +34,26 @@ static void unsupported(const char *what, int *stat) {
 	done(STAT_NOT_SUPPORTED, m, what, stat, NULL, 0);
 }
 
+// span is the bytes from one element of d to the next along a stride of 1:
+// the element size, except in pointers to components. gfortran 12's
+// CO_BROADCAST of a derived type with allocatable components passes each
+// component in a descriptor of its own whose span and offset it never
+// sets (rank 1 from 1 with stride 1, over the component's contiguous
+// memory); every descriptor it builds otherwise has offset = -sum(lbound_k
+// * stride_k). So a span is believed only in a descriptor whose offset
+// agrees; elsewhere the elements are elem_len apart.
+static ptrdiff_t span(const gfc_desc *d) {
+	ptrdiff_t elem = (ptrdiff_t)d->dtype.elem_len, off = 0;
+	if (d->span <= 0 || d->span == elem) return elem;
+	for (int k = 0; k < d->dtype.rank; k++) off -= d->dim[k].lbound * d->dim[k].stride;
+	return (ptrdiff_t)d->offset == off ? d->span : elem;
+}
+
 // shape is d as the shims' common array: an element of d is at base +
-// sum(i_k * stride_k) * span bytes (span is the element size except in
-// sections of components).
+// sum(i_k * stride_k) * span bytes.
 static gocaf_shape shape(const gfc_desc *d) {
 	gocaf_shape s = {.base = d->base_addr, .rank = d->dtype.rank, .elem = d->dtype.elem_len};
-	ptrdiff_t sp = d->span > 0 ? d->span : (ptrdiff_t)d->dtype.elem_len;
+	ptrdiff_t sp = span(d);
 	for (int k = 0; k < s.rank; k++) {
 		s.extent[k] = d->dim[k].ubound - d->dim[k].lbound + 1;
 		s.sm[k] = d->dim[k].stride * sp;
@@ -135,6 +149,14 @@ static bool misplaced(char **errmsg, size_t *shifted) {
 
 void _gfortran_caf_co_broadcast(gfc_desc *a, int source_image, int *stat, char *errmsg, size_t errmsg_len) {
 	misplaced(&errmsg, &errmsg_len);
+	if (a->dtype.type == BT_VOID) {
+		// gfortran 12's CO_BROADCAST of a derived type with an allocatable
+		// scalar component passes the component's coarray token too: an
+		// address of this process, null outside coarrays, which no other
+		// image can use. Every image skips it alike.
+		if (stat) *stat = 0;
+		return;
+	}
 	size_t n;
 	bool copied;
 	gocaf_shape s = shape(a);

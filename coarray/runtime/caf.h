@@ -15,7 +15,7 @@
 #define STAT_NOT_SUPPORTED 10 // coarray.StatNotSupported
 
 /* gfortran's basic types (BT_*) as they appear in a descriptor's dtype. */
-enum { BT_INTEGER = 1, BT_LOGICAL = 2, BT_REAL = 3, BT_COMPLEX = 4, BT_DERIVED = 5, BT_CHARACTER = 6 };
+enum { BT_INTEGER = 1, BT_LOGICAL = 2, BT_REAL = 3, BT_COMPLEX = 4, BT_DERIVED = 5, BT_CHARACTER = 6, BT_VOID = 10 };
 
 /* CO_REDUCE's operator flags (GFC_CAF_*). */
 enum { CAF_BYREF = 1, CAF_HIDDENLEN = 2, CAF_ARG_VALUE = 4, CAF_ARG_DESC = 8 };

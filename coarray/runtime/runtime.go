@@ -25,7 +25,11 @@
 // exit, never through prif_stop: code 0 is normal termination, any other
 // code (ERROR STOP, and STOP with a nonzero code) ends every image (see
 // prif.c). It passes ERRMSG= of an allocatable variable as a copy of its
-// descriptor: the message cannot reach the variable (STAT is set).
+// descriptor: the message cannot reach the variable (STAT is set). It
+// passes a derived type with allocatable components to CO_BROADCAST
+// whole, its components' descriptors included, which the runtime moves as
+// given: the receiving images get the source image's addresses, so such a
+// broadcast must not be made (gfortran passes each component apart).
 //
 // # What works
 //
@@ -39,7 +43,8 @@
 //     integer(1..16), real(4, 8, 16), complex(4, 8, 16), logical; character of
 //     any length, kinds 1 and 4 (compared as code points); derived types
 //     (CO_BROADCAST of any, CO_REDUCE of those over 16 bytes).
-//   - FORM TEAM, CHANGE TEAM, END TEAM, SYNC TEAM (of the current team),
+//   - FORM TEAM, CHANGE TEAM, END TEAM, SYNC TEAM (of the current team, an
+//     ancestor, or a team formed on it),
 //     TEAM_NUMBER, and THIS_IMAGE/NUM_IMAGES inside a team.
 //   - Coarray registration (ALLOCATE/DEALLOCATE synchronize): a program
 //     declaring coarrays links and uses its own image's part.
@@ -90,6 +95,11 @@
 //     END TEAM, nor GET_TEAM with a level; the Go package has all of them.
 //   - A section of a component (p(:)%a) reaches the runtime described as the
 //     whole derived type: CO_BROADCAST of it moves the whole elements.
+//   - CO_BROADCAST of a derived type with allocatable components comes as
+//     one call per component, in descriptors whose span and offset it
+//     leaves unset (caf.c believes a span only where the offset agrees),
+//     and one more for each allocatable scalar's coarray token, which is
+//     skipped.
 package main
 
 /*
@@ -194,8 +204,15 @@ func gocaf_sync_all(msg *C.char, msgLen C.size_t) C.int {
 
 //export gocaf_broadcast
 func gocaf_broadcast(buf unsafe.Pointer, n, elem C.size_t, source C.int, msg *C.char, msgLen C.size_t) C.int {
+	if buf == nil && n > 0 {
+		return result(errNoStorage, msg, msgLen)
+	}
 	return result(img.BroadcastBytes(mem(buf, n), int(elem), int(source)), msg, msgLen)
 }
+
+// errNoStorage is the error of an array of nonzero size at a null address
+// (an unallocated allocatable).
+var errNoStorage = fmt.Errorf("%w: the array has no storage (not allocated?)", coarray.ErrType)
 
 // What gocaf_reduce computes.
 const (
@@ -214,6 +231,8 @@ func gocaf_reduce(buf unsafe.Pointer, n C.size_t, what, typ C.int, elem, charLen
 	b, ri := mem(buf, n), int(resultImage)
 	var err error
 	switch {
+	case buf == nil && n > 0:
+		err = errNoStorage
 	case what == whatReduce:
 		err = reduceFortran(b, int(typ), int(elem), int(charLen), ri)
 	case typ == C.BT_CHARACTER:
@@ -372,11 +391,8 @@ func gocaf_end_team(msg *C.char, msgLen C.size_t) C.int {
 //export gocaf_sync_team
 func gocaf_sync_team(h C.uintptr_t, msg *C.char, msgLen C.size_t) C.int {
 	t, err := teamOf(uintptr(h))
-	if err == nil && t != img.Team() {
-		err = fmt.Errorf("%w: SYNC TEAM of a team other than the current one", coarray.ErrNotSupported)
-	}
 	if err == nil {
-		err = img.SyncAll()
+		err = img.SyncTeam(t)
 	}
 	return result(err, msg, msgLen)
 }

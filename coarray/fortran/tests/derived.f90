@@ -1,7 +1,9 @@
 ! Derived types: CO_BROADCAST of arrays and sections of a derived type
-! (OpenCoarrays 2.10.1 moves one byte per element), CO_REDUCE with a
-! function of a derived type, and the type CO_REDUCE cannot call (16 bytes
-! or less) reported through STAT.
+! (OpenCoarrays 2.10.1 moves one byte per element) and of one with
+! allocatable components (gfortran passes each component in a descriptor of
+! its own), CO_SUM through a pointer to a component section (elements a
+! type apart), CO_REDUCE with a function of a derived type, and the type
+! CO_REDUCE cannot call (16 bytes or less) reported through STAT.
 module types
   implicit none
   type :: particle ! 40 bytes: returned in memory
@@ -12,6 +14,11 @@ module types
   type :: pair ! 16 bytes: returned in registers chosen by its components
     integer :: a
     real(8) :: b
+  end type
+  type :: holder
+    integer, allocatable :: v(:)
+    real(8), allocatable :: m(:, :)
+    complex, allocatable :: c
   end type
 contains
   pure function combine(p, q) result(r) ! commutative and associative
@@ -34,8 +41,10 @@ program derived
   implicit none
   character(*), parameter :: test = 'derived'
   integer :: me, np, i, j, st, ri
-  type(particle) :: ps(5), one
+  type(particle), target :: ps(5), one
   type(pair) :: pr
+  type(holder) :: h
+  real(8), pointer :: q(:)
 
   me = this_image()
   np = num_images()
@@ -56,6 +65,24 @@ program derived
       end if
     end do
   end do
+  ! a pointer to a component section: the elements are a particle apart
+  ps = [(make(me, j), j = 1, 5)]
+  q => ps(1:5:2)%x(2)
+  call co_sum(q, stat=st)
+  do j = 1, 5
+    one = make(me, j)
+    if (mod(j, 2) == 1) one%x(2) = real(np * (np + 1), 8)
+    call check(st == 0 .and. same(ps(j), one), 'co_sum through a pointer to a component section')
+  end do
+#ifndef __flang__
+  ! allocatable components, the same shapes on every image (flang 22 passes
+  ! the object whole, its components' descriptors included)
+  allocate (h%v(3), h%m(2, 2), h%c)
+  h%v = me; h%m = me; h%c = cmplx(me, -me)
+  call co_broadcast(h, np, stat=st)
+  call check(st == 0 .and. all(h%v == np) .and. all(h%m == np) .and. h%c == cmplx(np, -np), &
+    'co_broadcast of allocatable components')
+#endif
 #ifndef __flang__
   ! flang 22 does not lower CO_REDUCE
   do ri = 0, np

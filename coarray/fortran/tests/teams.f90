@@ -1,6 +1,7 @@
 ! Teams: FORM TEAM by parity, CHANGE TEAM, THIS_IMAGE/NUM_IMAGES/TEAM_NUMBER
-! inside, collectives over the team, SYNC ALL and SYNC TEAM, a nested team,
-! END TEAM, and collectives over the initial team again.
+! inside, collectives over the team, SYNC ALL and SYNC TEAM (of the current
+! team, a child team and an ancestor), a nested team, END TEAM, and
+! collectives over the initial team again.
 program teams
   use iso_fortran_env, only: team_type
   implicit none
@@ -32,12 +33,15 @@ program teams
     call check(c == achar(96 + 2 - mod(me, 2)), 'co_broadcast over the team')
     sync all
     sync team (parity)
-    ! a team within the team
+    ! a team within the team, synchronized before CHANGE TEAM (a child
+    ! team) and, inside it, its parent (an ancestor team)
     form team (1 + (this_image() - 1) / 2, half)
+    sync team (half)
     change team (half)
       inner = 1
       call co_sum(inner)
       call check(inner == num_images() .and. num_images() <= 2, 'nested team')
+      sync team (parity)
     end team
   end team
   call check(team_number() == -1 .and. num_images() == np .and. this_image() == me, 'back in the initial team')
