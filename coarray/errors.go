@@ -27,6 +27,7 @@ const (
 	StatNotSupported = 10
 	StatCollective   = 11   // gocoll's engine or the conduit failed
 	StatStalled      = 12   // no progress for the stall timeout: an image of the team is not taking part (see ErrStalled)
+	StatBounds       = 13   // a coindexed access outside the coarray's memory
 	StatStoppedImage = 6000 // ISO_FORTRAN_ENV's STAT_STOPPED_IMAGE (gfortran's value)
 	StatFailedImage  = 6001 // ISO_FORTRAN_ENV's STAT_FAILED_IMAGE (gfortran's value)
 )
@@ -53,6 +54,9 @@ var (
 	// those only where a message of theirs arrives), stopped, or computes
 	// for longer than the timeout.
 	ErrStalled = newStatError(StatStalled, "coarray: the collective made no progress for the stall timeout")
+	// ErrBounds: a coindexed access (the gfortran runtime's) to bytes
+	// outside the coarray.
+	ErrBounds = newStatError(StatBounds, "coarray: coindexed access outside the coarray")
 	// ErrStoppedImage: an image of the team has initiated normal
 	// termination (see Image.Stopped).
 	ErrStoppedImage = newStatError(StatStoppedImage, "coarray: an image of the team has stopped")
@@ -126,7 +130,7 @@ var byStat = map[int]error{}
 
 func init() {
 	for _, e := range []*StatError{ErrInvalidImage, ErrMismatch, ErrTeam, ErrNotCurrent, ErrTeamNumber,
-		ErrNewIndex, ErrType, ErrOperator, ErrLength, ErrNotSupported, ErrCollective, ErrStalled, ErrStoppedImage} {
+		ErrNewIndex, ErrType, ErrOperator, ErrLength, ErrNotSupported, ErrCollective, ErrStalled, ErrBounds, ErrStoppedImage} {
 		byStat[e.stat] = e
 	}
 }

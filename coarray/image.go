@@ -151,6 +151,20 @@ func (img *Image) SyncAll() error {
 	return collErr(img.sh.im.Barrier(img.team.t))
 }
 
+// GatherAllBytes gathers every image's src, of one length on every image,
+// into dst on every image of the current team, in image order (dst holds
+// NumImages times len(src) bytes). The gfortran runtime learns every
+// image's address of a coarray with it.
+func (img *Image) GatherAllBytes(dst, src []byte) error {
+	if err := img.usable(); err != nil {
+		return err
+	}
+	if len(src) == 0 || len(dst) != len(src)*img.NumImages() {
+		return fmt.Errorf("%w: %d bytes gathered from each of %d images into %d", ErrLength, len(src), img.NumImages(), len(dst))
+	}
+	return collErr(img.sh.im.GatherAll(img.team.t, dst, src, len(src), flags))
+}
+
 // SyncTeam is SYNC TEAM (t): a barrier over the images of t, which is the
 // current team, one of its ancestors, or a team formed on the current team
 // that the image is in (one it may change to); the images of t execute it.

@@ -232,8 +232,12 @@ int _gfortran_caf_team_number(caf_team_t team) { return gocaf_team_number((uintp
 
 caf_team_t _gfortran_caf_get_team(int32_t *level) { return (caf_team_t)gocaf_get_team(level ? *level : 2); }
 
-// Coarrays: registered in local memory so that programs declaring them link
-// and run; access to another image's coarray is not supported.
+// Coarrays. Each registered coarray is memory of this process that the
+// other images reach through the runtime's dynamic window (coindexed.go):
+// its token is a gocaf_token, whose handle names the coarray on the Go
+// side. Coindexed reads and writes of sections go through it: the local
+// side packed into one buffer (converted to the other side's type when the
+// types differ), the remote side as a section of the coarray's memory.
 
 typedef enum {
 	CAF_REGTYPE_COARRAY_STATIC,
@@ -247,52 +251,237 @@ typedef enum {
 	CAF_REGTYPE_COARRAY_ALLOC_ALLOCATE_ONLY
 } caf_register_t;
 
+typedef struct {
+	void *mem;
+	size_t size;
+	uintptr_t handle; // 0: memory of this image only (a component's)
+} gocaf_token;
+
 void _gfortran_caf_register(size_t size, caf_register_t type, caf_token_t *token, gfc_desc *desc, int *stat,
 			    char *errmsg, size_t errmsg_len) {
-	void *mem = NULL;
-	if (type != CAF_REGTYPE_COARRAY_ALLOC_REGISTER_ONLY) {
-		mem = calloc(1, size ? size : 1);
-		if (!mem) {
-			done(STAT_NOT_SUPPORTED, "out of memory", "ALLOCATE of a coarray", stat, errmsg, errmsg_len);
-			return;
-		}
+	if (gocaf_init() != 0) exit(1); // SAVE coarrays register before _gfortran_caf_init
+	gocaf_token *t = calloc(1, sizeof *t);
+	if (t && type != CAF_REGTYPE_COARRAY_ALLOC_REGISTER_ONLY) t->mem = calloc(1, size ? size : 1);
+	if (!t || (type != CAF_REGTYPE_COARRAY_ALLOC_REGISTER_ONLY && !t->mem)) {
+		free(t);
+		done(STAT_NOT_SUPPORTED, "out of memory", "ALLOCATE of a coarray", stat, errmsg, errmsg_len);
+		return;
 	}
-	*token = mem;
-	if (desc) desc->base_addr = mem;
+	t->size = size;
+	*token = t;
+	if (desc) desc->base_addr = t->mem;
 	if (stat) *stat = 0;
-	// ALLOCATE of a coarray synchronizes every image.
-	if (type == CAF_REGTYPE_COARRAY_ALLOC || type == CAF_REGTYPE_COARRAY_ALLOC_ALLOCATE_ONLY)
-		_gfortran_caf_sync_all(stat, errmsg, errmsg_len);
+	// A coarray of its own is registered by every image of the current
+	// team (which also synchronizes them, as ALLOCATE must); the memory of
+	// a component is this image's alone.
+	if (type == CAF_REGTYPE_COARRAY_ALLOC_REGISTER_ONLY || type == CAF_REGTYPE_COARRAY_ALLOC_ALLOCATE_ONLY) return;
+	char m[256];
+	uintptr_t h = 0;
+	done(gocaf_register(t->mem, size, &h, m, sizeof m), m, "ALLOCATE of a coarray", stat, errmsg, errmsg_len);
+	t->handle = h;
 }
 
 typedef enum { CAF_DEREGTYPE_COARRAY_DEREGISTER, CAF_DEREGTYPE_COARRAY_DEALLOCATE_ONLY } caf_deregister_t;
 
 void _gfortran_caf_deregister(caf_token_t *token, caf_deregister_t type, int *stat, char *errmsg, size_t errmsg_len) {
 	(void)type;
+	gocaf_token *t = *token;
 	_gfortran_caf_sync_all(stat, errmsg, errmsg_len); // DEALLOCATE synchronizes too
-	free(*token);
+	if (!t) return;
+	if (t->handle) gocaf_deregister(t->handle);
+	free(t->mem);
+	free(t);
 	*token = NULL;
 }
 
+// remote is the section of a coarray that descriptor d describes on another
+// image, offset bytes into the coarray: gfortran counts its strides in
+// elements of d's size, from the coarray's memory (its base address means
+// nothing there).
+static gocaf_shape remote(const gfc_desc *d, size_t offset) {
+	gocaf_shape s = {.base = (char *)(uintptr_t)offset, .rank = d->dtype.rank, .elem = d->dtype.elem_len};
+	for (int k = 0; k < s.rank; k++) {
+		s.extent[k] = d->dim[k].ubound - d->dim[k].lbound + 1;
+		s.sm[k] = d->dim[k].stride * (ptrdiff_t)s.elem;
+	}
+	return s;
+}
+
+static size_t count(const gocaf_shape *s) {
+	size_t n = 1;
+	for (int k = 0; k < s->rank; k++) n *= s->extent[k] > 0 ? (size_t)s->extent[k] : 0;
+	return n;
+}
+
+// convert writes n elements of type dt, kind dk (bytes dl) at dst from
+// those of type st, kind sk (bytes sl) at src: the same type and kind
+// copies (characters padded with blanks or cut), numbers of other kinds
+// convert as Fortran's intrinsic assignment does. False for a pair it does
+// not know.
+static bool convert(char *dst, int dt, int dk, size_t dl, const char *src, int st, int sk, size_t sl, size_t n) {
+	if (dt == st && dk == sk && dl == sl) {
+		memmove(dst, src, n * dl);
+		return true;
+	}
+	if (dt == BT_CHARACTER && st == BT_CHARACTER && dk == 1 && sk == 1) {
+		for (size_t i = 0; i < n; i++) {
+			memmove(dst + i * dl, src + i * sl, dl < sl ? dl : sl);
+			if (dl > sl) memset(dst + i * dl + sl, ' ', dl - sl);
+		}
+		return true;
+	}
+	bool num = (dt == BT_INTEGER || dt == BT_REAL || dt == BT_COMPLEX) &&
+		   (st == BT_INTEGER || st == BT_REAL || st == BT_COMPLEX);
+	if (!num || dk > 8 || sk > 8) return false;
+	for (size_t i = 0; i < n; i++) {
+		const char *a = src + i * sl;
+		double re = 0, im = 0;
+		switch (st * 100 + sk) {
+		case BT_INTEGER * 100 + 1: re = *(const int8_t *)a; break;
+		case BT_INTEGER * 100 + 2: re = *(const int16_t *)a; break;
+		case BT_INTEGER * 100 + 4: re = *(const int32_t *)a; break;
+		case BT_INTEGER * 100 + 8: re = (double)*(const int64_t *)a; break;
+		case BT_REAL * 100 + 4: re = *(const float *)a; break;
+		case BT_REAL * 100 + 8: re = *(const double *)a; break;
+		case BT_COMPLEX * 100 + 4: re = ((const float *)a)[0], im = ((const float *)a)[1]; break;
+		case BT_COMPLEX * 100 + 8: re = ((const double *)a)[0], im = ((const double *)a)[1]; break;
+		default: return false;
+		}
+		char *b = dst + i * dl;
+		switch (dt * 100 + dk) {
+		case BT_INTEGER * 100 + 1: *(int8_t *)b = (int8_t)re; break;
+		case BT_INTEGER * 100 + 2: *(int16_t *)b = (int16_t)re; break;
+		case BT_INTEGER * 100 + 4: *(int32_t *)b = (int32_t)re; break;
+		case BT_INTEGER * 100 + 8:
+			// an integer(8) from integer(8) copied above; from another kind exactly
+			*(int64_t *)b = st == BT_INTEGER && sk == 8 ? *(const int64_t *)a : (int64_t)re;
+			break;
+		case BT_REAL * 100 + 4: *(float *)b = (float)re; break;
+		case BT_REAL * 100 + 8: *(double *)b = re; break;
+		case BT_COMPLEX * 100 + 4: ((float *)b)[0] = (float)re, ((float *)b)[1] = (float)im; break;
+		case BT_COMPLEX * 100 + 8: ((double *)b)[0] = re, ((double *)b)[1] = im; break;
+		default: return false;
+		}
+	}
+	return true;
+}
+
+static uintptr_t handleOf(caf_token_t token) { return token ? ((gocaf_token *)token)->handle : 0; }
+
+// fetch reads the remote section of src (offset into the coarray of token,
+// on image) into a new buffer of its elements; NULL on an error, which m
+// says (*st its STAT).
+static char *fetch(caf_token_t token, size_t offset, int image, gfc_desc *src, int *st, char *m, size_t ml) {
+	gocaf_shape r = remote(src, offset);
+	size_t n = count(&r) * r.elem;
+	char *buf = malloc(n ? n : 1);
+	*st = gocaf_get(handleOf(token), image, &r, buf, n, m, ml);
+	if (*st != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+// store writes n elements of the given type at buf (one element for every
+// element of dest when n is 1: a scalar assigned to a section) into the
+// remote section of dest, converted to dest's type.
+static int store(caf_token_t token, size_t offset, int image, gfc_desc *dest, int dk, const char *buf, int stype,
+		 int sk, size_t slen, size_t n, char *m, size_t ml) {
+	gocaf_shape r = remote(dest, offset);
+	size_t want = count(&r), dl = r.elem;
+	if (n != 1 && n != want) {
+		snprintf(m, ml, "coindexed assignment of %zu elements to a section of %zu", n, want);
+		return STAT_NOT_SUPPORTED;
+	}
+	char *out = malloc(want * dl ? want * dl : 1);
+	bool ok = true;
+	for (size_t i = 0; ok && i < want; i += n) // a scalar goes to every element
+		ok = convert(out + i * dl, dest->dtype.type, dk, dl, buf, stype, sk, slen, n);
+	int st;
+	if (!ok) {
+		snprintf(m, ml, "coindexed assignment between types %d (kind %d) and %d (kind %d)", stype, sk, dest->dtype.type, dk);
+		st = STAT_NOT_SUPPORTED;
+	} else {
+		st = gocaf_put(handleOf(token), image, &r, out, want * dl, m, ml);
+	}
+	free(out);
+	return st;
+}
+
+void _gfortran_caf_get(caf_token_t token, size_t offset, int image, gfc_desc *src, void *src_vector, gfc_desc *dest,
+		       int src_kind, int dst_kind, bool may_require_tmp, int *stat) {
+	(void)may_require_tmp;
+	char m[256];
+	int st = 0;
+	if (src_vector) {
+		unsupported("coindexed read with a vector subscript", stat);
+		return;
+	}
+	char *buf = fetch(token, offset, image, src, &st, m, sizeof m);
+	if (buf) {
+		size_t n, sl = src->dtype.elem_len, dl = dest->dtype.elem_len;
+		gocaf_shape r = remote(src, offset);
+		bool copied;
+		gocaf_shape d = shape(dest);
+		char *out = gocaf_data(&d, &n, &copied);
+		size_t got = count(&r), want = dl ? n / dl : 0;
+		bool ok = got == 1 || got == want;
+		for (size_t i = 0; ok && i < want; i += got) // a scalar goes to every element
+			ok = convert(out + i * dl, dest->dtype.type, dst_kind, dl, buf, src->dtype.type, src_kind, sl, got);
+		if (!ok) {
+			snprintf(m, sizeof m, "coindexed read of %zu elements of type %d (kind %d) into %zu of type %d (kind %d)",
+				 got, src->dtype.type, src_kind, want, dest->dtype.type, dst_kind);
+			st = STAT_NOT_SUPPORTED;
+		}
+		gocaf_restore(&d, out, copied);
+		free(buf);
+	}
+	done(st, m, "coindexed read (x[i])", stat, NULL, 0);
+}
+
+void _gfortran_caf_send(caf_token_t token, size_t offset, int image, gfc_desc *dest, void *dst_vector, gfc_desc *src,
+			int dst_kind, int src_kind, bool may_require_tmp, int *stat) {
+	(void)may_require_tmp;
+	char m[256];
+	if (dst_vector) {
+		unsupported("coindexed write with a vector subscript", stat);
+		return;
+	}
+	size_t n;
+	bool copied;
+	gocaf_shape s = shape(src);
+	char *buf = gocaf_data(&s, &n, &copied);
+	size_t sl = src->dtype.elem_len;
+	int st = store(token, offset, image, dest, dst_kind, buf, src->dtype.type, src_kind, sl,
+		       src->dtype.rank == 0 ? 1 : n / (sl ? sl : 1), m, sizeof m);
+	if (copied) free(buf); // the source is not written: nothing to unpack
+	done(st, m, "coindexed write (x[i] = ...)", stat, NULL, 0);
+}
+
+void _gfortran_caf_sendget(caf_token_t dst_token, size_t dst_offset, int dst_image, gfc_desc *dest, void *dst_vector,
+			   caf_token_t src_token, size_t src_offset, int src_image, gfc_desc *src, void *src_vector,
+			   int dst_kind, int src_kind, bool may_require_tmp, int *stat) {
+	(void)may_require_tmp;
+	char m[256];
+	int st = 0;
+	if (dst_vector || src_vector) {
+		unsupported("coindexed copy with a vector subscript", stat);
+		return;
+	}
+	char *buf = fetch(src_token, src_offset, src_image, src, &st, m, sizeof m);
+	if (buf) {
+		size_t sl = src->dtype.elem_len;
+		gocaf_shape r = remote(src, src_offset);
+		size_t n = count(&r);
+		st = store(dst_token, dst_offset, dst_image, dest, dst_kind, buf, src->dtype.type, src_kind, sl,
+			   src->dtype.rank == 0 ? 1 : n, m, sizeof m);
+		free(buf);
+	}
+	done(st, m, "coindexed copy (x[i] = y[j])", stat, NULL, 0);
+}
+
 // The rest of the ABI: links, and says at run time that it is not there.
-
-void _gfortran_caf_get(caf_token_t t, size_t o, int i, gfc_desc *s, void *v, gfc_desc *d, int dk, int sk, bool m,
-		       int *stat) {
-	(void)t, (void)o, (void)i, (void)s, (void)v, (void)d, (void)dk, (void)sk, (void)m;
-	unsupported("coindexed read (x[i])", stat);
-}
-
-void _gfortran_caf_send(caf_token_t t, size_t o, int i, gfc_desc *d, void *v, gfc_desc *s, int dk, int sk, bool m,
-			int *stat) {
-	(void)t, (void)o, (void)i, (void)s, (void)v, (void)d, (void)dk, (void)sk, (void)m;
-	unsupported("coindexed write (x[i] = ...)", stat);
-}
-
-void _gfortran_caf_sendget(caf_token_t a, size_t b, int c, gfc_desc *d, void *e, caf_token_t f, size_t g, int h,
-			   gfc_desc *i, void *j, int k, int l, bool m) {
-	(void)a, (void)b, (void)c, (void)d, (void)e, (void)f, (void)g, (void)h, (void)i, (void)j, (void)k, (void)l, (void)m;
-	unsupported("coindexed copy (x[i] = y[j])", NULL);
-}
 
 void _gfortran_caf_get_by_ref(caf_token_t t, int i, gfc_desc *d, void *r, int dk, int sk, bool m, bool re, int *stat,
 			      int st) {

@@ -1,9 +1,10 @@
 package main
 
-// The only file of the runtime that calls the MPI binding: Init, Finalize,
-// World, Abort, the conduit, and the image control messages that travel
-// beside the collectives on a communicator of their own (ctl): SYNC
-// IMAGES' and the notice an image sends every other when it stops.
+// The runtime's calls of the MPI binding, but for coindexed access
+// (coindexed.go): Init, Finalize, World, Abort, the conduit, and the image
+// control messages that travel beside the collectives on a communicator of
+// their own (ctl): SYNC IMAGES' and the notice an image sends every other
+// when it stops.
 
 import (
 	"encoding/binary"
@@ -39,14 +40,15 @@ func mpiStart() (coll.Conduit, error) {
 	if ctl, err = mpi.World().Dup(); err != nil {
 		return nil, err
 	}
+	openWindow()
 	return mpiconduit.NewConduit(mpi.World())
 }
 
 // mpiStop finalizes MPI.
 func mpiStop() error {
-	var err error
+	err := closeWindow()
 	if ctl != nil {
-		err = ctl.Free()
+		err = errors.Join(err, ctl.Free())
 	}
 	return errors.Join(err, mpi.Finalize())
 }

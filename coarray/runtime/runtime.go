@@ -137,8 +137,15 @@ var (
 	real10  = os.Getenv("GOCOLL_CAF_REAL10") == "1"
 )
 
+// gocaf_init starts MPI, gocoll and the runtime, once: gfortran registers a
+// program's SAVE coarrays from a constructor, before main calls
+// _gfortran_caf_init, so the first registration starts it.
+//
 //export gocaf_init
 func gocaf_init() C.int {
+	if img != nil {
+		return 0
+	}
 	c, err := mpiStart()
 	if err == nil {
 		img, err = coarray.Init(c, nil, 0, coarray.Options{

@@ -18,6 +18,16 @@ int gc_win_create(void *base, MPI_Aint size, int disp_unit, MPI_Comm c, MPI_Win 
 	return MPI_Win_create(base, size, disp_unit, MPI_INFO_NULL, c, w);
 }
 
+int gc_win_create_dynamic(MPI_Comm c, MPI_Win *w) { return MPI_Win_create_dynamic(MPI_INFO_NULL, c, w); }
+
+int gc_win_attach(MPI_Win w, void *base, MPI_Aint size, MPI_Aint *addr) {
+	int rc = MPI_Win_attach(w, base, size);
+	if (rc == MPI_SUCCESS) rc = MPI_Get_address(base, addr);
+	return rc;
+}
+
+int gc_win_detach(MPI_Win w, void *base) { return MPI_Win_detach(w, base); }
+
 int gc_win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Comm c, void **base, MPI_Win *w) {
 	return MPI_Win_allocate_shared(size, disp_unit, MPI_INFO_NULL, c, base, w);
 }

@@ -8,6 +8,9 @@
 
 int gc_win_allocate(MPI_Aint size, int disp_unit, MPI_Comm c, void **base, MPI_Win *w);
 int gc_win_create(void *base, MPI_Aint size, int disp_unit, MPI_Comm c, MPI_Win *w);
+int gc_win_create_dynamic(MPI_Comm c, MPI_Win *w);
+int gc_win_attach(MPI_Win w, void *base, MPI_Aint size, MPI_Aint *addr);
+int gc_win_detach(MPI_Win w, void *base);
 int gc_win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Comm c, void **base, MPI_Win *w);
 // rank's part of a shared window: its base address and size.
 int gc_win_shared_query(MPI_Win w, int rank, void **base, long long *size);

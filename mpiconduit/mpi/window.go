@@ -70,6 +70,7 @@ type Win struct {
 	cas64Crash bool
 	osc        string // Open MPI's one-sided component serving the window: "rdma", "ucx", or "" (osc/sm names none)
 	shared     bool   // from WinAllocateShared
+	dynamic    bool   // from WinCreateDynamic: displacements are addresses (Attach)
 
 	// epoch is held shared while an operation pins its buffers and starts,
 	// and exclusively by the calls that complete operations, so that these
@@ -183,6 +184,67 @@ func WinCreate(c *Comm, mem []byte, dispUnit int) (*Win, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// WinCreateDynamic makes a window with no memory (MPI_Win_create_dynamic):
+// each process attaches memory to it when it likes (Attach), and the
+// others reach that memory at the address Attach returned, which serves as
+// the displacement of Put, Get and the atomics (in bytes). It is collective.
+// The binding cannot check such displacements: one outside the memory the
+// target attached is MPI's error, or worse.
+func WinCreateDynamic(c *Comm) (*Win, error) {
+	const op = "MPI_Win_create_dynamic"
+	if err := c.check(op); err != nil {
+		return nil, err
+	}
+	var h C.MPI_Win
+	if err := winErr(op, c, C.gc_win_create_dynamic(c.h, &h)); err != nil {
+		return nil, err
+	}
+	w := &Win{dynamic: true}
+	if err := w.init(op, c, h, nil, 1); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Attach makes mem reachable through the dynamic window w (MPI_Win_attach)
+// and returns its address (MPI_Get_address), the displacement at which the
+// others reach its first byte. mem must stay valid and unmoved until
+// Detach: memory not managed by Go (C's), or pinned by the caller.
+func (w *Win) Attach(mem []byte) (int, error) {
+	const op = "MPI_Win_attach"
+	if err := w.checkDynamic(op, mem); err != nil {
+		return 0, err
+	}
+	var addr C.MPI_Aint
+	if err := mpiErr(op, C.gc_win_attach(w.h, unsafe.Pointer(unsafe.SliceData(mem)), C.MPI_Aint(len(mem)), &addr)); err != nil {
+		return 0, err
+	}
+	return int(addr), nil
+}
+
+// Detach ends Attach's of mem (MPI_Win_detach). The others must not reach
+// it any more.
+func (w *Win) Detach(mem []byte) error {
+	const op = "MPI_Win_detach"
+	if err := w.checkDynamic(op, mem); err != nil {
+		return err
+	}
+	return mpiErr(op, C.gc_win_detach(w.h, unsafe.Pointer(unsafe.SliceData(mem))))
+}
+
+func (w *Win) checkDynamic(op string, mem []byte) error {
+	if err := w.check(op); err != nil {
+		return err
+	}
+	if !w.dynamic {
+		return misuse(ErrArg, op, "not a dynamic window (WinCreateDynamic)")
+	}
+	if len(mem) == 0 {
+		return misuse(ErrArg, op, "no memory")
+	}
+	return nil
 }
 
 // WinCreateOf makes a window of the elements of mem, addressed in elements
@@ -416,7 +478,7 @@ func (w *Win) checkTarget(op string, target, disp, nbytes int) error {
 	if disp < 0 {
 		return misuse(ErrArg, op, "displacement %d is negative", disp)
 	}
-	if target == ProcNull {
+	if target == ProcNull || w.dynamic {
 		return nil
 	}
 	size, unit := int(w.shape[target].size), int(w.shape[target].unit)
@@ -430,7 +492,7 @@ func (w *Win) checkTarget(op string, target, disp, nbytes int) error {
 // disp is the displacement MPI must be given for disp of target's window:
 // disp plus target's skew (see init), in target's units.
 func (w *Win) disp(target, disp int) C.MPI_Aint {
-	if target == ProcNull {
+	if target == ProcNull || w.dynamic {
 		return C.MPI_Aint(disp)
 	}
 	sh := w.shape[target]

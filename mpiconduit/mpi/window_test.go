@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -1182,4 +1183,66 @@ func TestWinCreateUnaligned(t *testing.T) {
 		require.NoError(t, cw.Free())
 	}
 	require.NoError(t, w.Barrier())
+}
+
+// TestWinDynamic: every rank attaches two blocks to a dynamic window (one of
+// them twice the size, so that their addresses differ), learns the
+// others' addresses, puts into every rank's second block and gets from
+// its left neighbour's, adds to a counter in rank 0's first block with
+// FetchAndOp, then detaches. Misuse: Attach on a window that is not
+// dynamic, and of no memory.
+func TestWinDynamic(t *testing.T) {
+	w := World()
+	p, me := w.Size(), w.Rank()
+	win, err := WinCreateDynamic(w)
+	if Library == "openmpi" && p == 1 && err != nil {
+		t.Skip("Open MPI 4.1 creates no window over caller memory for one process:", err)
+	}
+	require.NoError(t, err)
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	a, b := make([]int64, 1), make([]int64, 2*p)
+	pin.Pin(&a[0])
+	pin.Pin(&b[0])
+	ab, bb := bytesOf(a), bytesOf(b)
+	addrA, err := win.Attach(ab)
+	require.NoError(t, err)
+	addrB, err := win.Attach(bb)
+	require.NoError(t, err)
+	addrs := make([]int64, 2*p)
+	require.NoError(t, Allgather(w, []int64{int64(addrA), int64(addrB)}, addrs))
+	require.NoError(t, win.LockAll(0))
+	for tg := range p {
+		require.NoError(t, Put(win, []int64{pattern(me, 0, tg), pattern(me, 1, tg)}, tg, int(addrs[2*tg+1])+16*me))
+		require.NoError(t, win.Flush(tg))
+		var old int64
+		require.NoError(t, FetchAndOp(win, int64(me+1), &old, 0, int(addrs[0]), OpSum))
+		require.NoError(t, win.Flush(0))
+	}
+	require.NoError(t, w.Barrier())
+	require.NoError(t, win.Sync())
+	for r := range p {
+		require.Equal(t, []int64{pattern(r, 0, me), pattern(r, 1, me)}, b[2*r:2*r+2], "from rank %d", r)
+	}
+	left := (me + p - 1) % p
+	in := make([]int64, 2*p)
+	require.NoError(t, Get(win, in, left, int(addrs[2*left+1])))
+	require.NoError(t, win.FlushLocal(left))
+	for r := range p {
+		require.Equal(t, []int64{pattern(r, 0, left), pattern(r, 1, left)}, in[2*r:2*r+2], "rank %d's block from rank %d", left, r)
+	}
+	if me == 0 {
+		require.Equal(t, int64(p*p*(p+1)/2), a[0], "the counter")
+	}
+	require.NoError(t, w.Barrier())
+	require.NoError(t, win.UnlockAll())
+	require.NoError(t, win.Detach(ab))
+	require.NoError(t, win.Detach(bb))
+	require.NoError(t, win.Free())
+
+	fixed, err := WinAllocate(w, 8, 1)
+	require.NoError(t, err)
+	_, err = fixed.Attach(make([]byte, 8))
+	require.ErrorIs(t, err, ErrArg)
+	require.NoError(t, fixed.Free())
 }

@@ -2,6 +2,7 @@
 ! STAT=, which ends the program with error termination and a message
 ! naming the stopped image (scripts/mpirun-tests.sh checks both, at np
 ! 2..4, under gfortran and flang).
+! expect: has stopped
 program stopped
   implicit none
   integer :: s

@@ -42,6 +42,7 @@ contains
   end function
 end module
 
+! gfortran only: flang 22 does not lower CO_REDUCE
 program reduce
   use ops
   implicit none
