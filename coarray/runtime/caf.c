@@ -260,6 +260,9 @@ typedef struct {
 void _gfortran_caf_register(size_t size, caf_register_t type, caf_token_t *token, gfc_desc *desc, int *stat,
 			    char *errmsg, size_t errmsg_len) {
 	if (gocaf_init() != 0) exit(1); // SAVE coarrays register before _gfortran_caf_init
+	// gfortran gives locks and events one byte each: the runtime's are
+	// 32-bit words, in slots of GOCAF_SLOT bytes (atomics.go's eventSlot)
+	if (type >= CAF_REGTYPE_LOCK_STATIC && type <= CAF_REGTYPE_EVENT_ALLOC) size *= GOCAF_SLOT;
 	gocaf_token *t = calloc(1, sizeof *t);
 	if (t && type != CAF_REGTYPE_COARRAY_ALLOC_REGISTER_ONLY) t->mem = calloc(1, size ? size : 1);
 	if (!t || (type != CAF_REGTYPE_COARRAY_ALLOC_REGISTER_ONLY && !t->mem)) {
@@ -502,49 +505,87 @@ void _gfortran_caf_sendget_by_ref(caf_token_t dt, int di, void *dr, caf_token_t 
 	unsupported("coindexed copy (x[i]%c = y[j]%c)", dstat);
 }
 
+// Atomics, locks and events (atomics.go). gfortran's atomic_int_kind and
+// atomic_logical_kind are 4.
+
+enum { ATOMIC_DEFINE, ATOMIC_ADD, ATOMIC_AND, ATOMIC_OR, ATOMIC_XOR, ATOMIC_REF, ATOMIC_CAS };
+
+static void atomic(int op, caf_token_t t, size_t o, int image, void *value, int32_t cmp, void *old, int *stat,
+		   int kind, const char *what) {
+	char m[256];
+	if (kind != 4) {
+		unsupported(what, stat); // (gfortran has no other atomic kind)
+		return;
+	}
+	int32_t v = value ? *(int32_t *)value : 0;
+	done(gocaf_atomic(handleOf(t), image, o, op, v, cmp, (int32_t *)old, m, sizeof m), m, what, stat, NULL, 0);
+}
+
 void _gfortran_caf_atomic_define(caf_token_t t, size_t o, int i, void *v, int *stat, int ty, int k) {
-	(void)t, (void)o, (void)i, (void)v, (void)ty, (void)k;
-	unsupported("ATOMIC_DEFINE", stat);
+	(void)ty;
+	atomic(ATOMIC_DEFINE, t, o, i, v, 0, NULL, stat, k, "ATOMIC_DEFINE");
 }
 
 void _gfortran_caf_atomic_ref(caf_token_t t, size_t o, int i, void *v, int *stat, int ty, int k) {
-	(void)t, (void)o, (void)i, (void)v, (void)ty, (void)k;
-	unsupported("ATOMIC_REF", stat);
+	(void)ty;
+	atomic(ATOMIC_REF, t, o, i, NULL, 0, v, stat, k, "ATOMIC_REF");
 }
 
 void _gfortran_caf_atomic_cas(caf_token_t t, size_t o, int i, void *old, void *cmp, void *nw, int *stat, int ty, int k) {
-	(void)t, (void)o, (void)i, (void)old, (void)cmp, (void)nw, (void)ty, (void)k;
-	unsupported("ATOMIC_CAS", stat);
+	(void)ty;
+	atomic(ATOMIC_CAS, t, o, i, nw, *(int32_t *)cmp, old, stat, k, "ATOMIC_CAS");
 }
 
+// gfortran's operations: GFC_CAF_ATOMIC_ADD = 1, AND, OR, XOR (the same
+// numbers as ATOMIC_ADD..ATOMIC_XOR).
 void _gfortran_caf_atomic_op(int op, caf_token_t t, size_t o, int i, void *v, void *old, int *stat, int ty, int k) {
-	(void)op, (void)t, (void)o, (void)i, (void)v, (void)old, (void)ty, (void)k;
-	unsupported("atomic operations", stat);
+	(void)ty;
+	atomic(op, t, o, i, v, 0, old, stat, k, "atomic operation");
 }
 
-void _gfortran_caf_lock(caf_token_t t, size_t i, int im, int *acq, int *stat, char *errmsg, size_t errmsg_len) {
-	(void)t, (void)i, (void)im, (void)acq, (void)errmsg, (void)errmsg_len;
-	unsupported("LOCK", stat);
+// gfortran's STAT_LOCKED, STAT_LOCKED_OTHER_IMAGE and STAT_UNLOCKED (which
+// gfortran 12 makes 0), by what gocaf_lock and gocaf_unlock return, negated.
+static const int lockStat[] = {0, 1, 2, 0};
+
+static void locked(int rc, const char *m, const char *what, int *stat, char *errmsg, size_t errmsg_len) {
+	if (rc >= 0) {
+		done(rc, m, what, stat, errmsg, errmsg_len);
+		return;
+	}
+	if (!stat) gocaf_fatal(lockStat[-rc], m, what);
+	*stat = lockStat[-rc];
+	if (errmsg && errmsg_len > 0) {
+		size_t n = strlen(m) < errmsg_len ? strlen(m) : errmsg_len;
+		memcpy(errmsg, m, n);
+		memset(errmsg + n, ' ', errmsg_len - n);
+	}
 }
 
-void _gfortran_caf_unlock(caf_token_t t, size_t i, int im, int *stat, char *errmsg, size_t errmsg_len) {
-	(void)t, (void)i, (void)im, (void)errmsg, (void)errmsg_len;
-	unsupported("UNLOCK", stat);
+void _gfortran_caf_lock(caf_token_t t, size_t index, int image, int *acquired, int *stat, char *errmsg,
+			size_t errmsg_len) {
+	char m[256];
+	int rc = gocaf_lock(handleOf(t), image, index, acquired != NULL, acquired, m, sizeof m);
+	locked(rc, m, "LOCK", stat, errmsg, errmsg_len);
 }
 
-void _gfortran_caf_event_post(caf_token_t t, size_t i, int im, int *stat, char *errmsg, size_t errmsg_len) {
-	(void)t, (void)i, (void)im, (void)errmsg, (void)errmsg_len;
-	unsupported("EVENT POST", stat);
+void _gfortran_caf_unlock(caf_token_t t, size_t index, int image, int *stat, char *errmsg, size_t errmsg_len) {
+	char m[256];
+	locked(gocaf_unlock(handleOf(t), image, index, m, sizeof m), m, "UNLOCK", stat, errmsg, errmsg_len);
 }
 
-void _gfortran_caf_event_wait(caf_token_t t, size_t i, int c, int *stat, char *errmsg, size_t errmsg_len) {
-	(void)t, (void)i, (void)c, (void)errmsg, (void)errmsg_len;
-	unsupported("EVENT WAIT", stat);
+void _gfortran_caf_event_post(caf_token_t t, size_t index, int image, int *stat, char *errmsg, size_t errmsg_len) {
+	char m[256];
+	done(gocaf_event_post(handleOf(t), image, index, m, sizeof m), m, "EVENT POST", stat, errmsg, errmsg_len);
 }
 
-void _gfortran_caf_event_query(caf_token_t t, size_t i, int im, int *count, int *stat) {
-	(void)t, (void)i, (void)im, (void)count;
-	unsupported("EVENT_QUERY", stat);
+void _gfortran_caf_event_wait(caf_token_t t, size_t index, int until, int *stat, char *errmsg, size_t errmsg_len) {
+	char m[256];
+	done(gocaf_event_wait(handleOf(t), index, until, m, sizeof m), m, "EVENT WAIT", stat, errmsg, errmsg_len);
+}
+
+void _gfortran_caf_event_query(caf_token_t t, size_t index, int image, int *count, int *stat) {
+	char m[256];
+	done(gocaf_event_query(handleOf(t), image, index, count, m, sizeof m), m, "EVENT_QUERY", stat, NULL, 0);
 }
 
 // STOPPED_IMAGES, FAILED_IMAGES: rank-1 integer arrays of kind *kind (4 if

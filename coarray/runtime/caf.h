@@ -13,6 +13,7 @@
 #define GFC_MAX_DIMENSIONS 15
 
 #define STAT_NOT_SUPPORTED 10 // coarray.StatNotSupported
+#define GOCAF_SLOT 8          // the bytes of a lock or event element (atomics.go's eventSlot)
 
 /* gfortran's basic types (BT_*) as they appear in a descriptor's dtype. */
 enum { BT_INTEGER = 1, BT_LOGICAL = 2, BT_REAL = 3, BT_COMPLEX = 4, BT_DERIVED = 5, BT_CHARACTER = 6, BT_VOID = 10 };

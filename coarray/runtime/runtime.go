@@ -46,8 +46,20 @@
 //   - FORM TEAM, CHANGE TEAM, END TEAM, SYNC TEAM (of the current team, an
 //     ancestor, or a team formed on it),
 //     TEAM_NUMBER, and THIS_IMAGE/NUM_IMAGES inside a team.
-//   - Coarray registration (ALLOCATE/DEALLOCATE synchronize): a program
-//     declaring coarrays links and uses its own image's part.
+//   - Coarrays and coindexed access (gfortran; coindexed.go): SAVE and
+//     allocatable coarrays, x[i] reads and writes of scalars and sections
+//     of any stride, x[i] = y[j], a scalar to a section, numeric kinds
+//     converted and characters padded as assignment does, derived-type
+//     components, through one dynamic MPI window (MPI_Put/MPI_Get of each
+//     contiguous run, then a flush); an image index outside the team is
+//     STAT 1, bytes outside the coarray STAT 13. Not yet: vector
+//     subscripts, and the by-reference calls gfortran makes for
+//     allocatable components of a coarray (x[i]%a(:)), which give STAT 10.
+//   - ATOMIC_DEFINE, ATOMIC_REF, ATOMIC_CAS, ATOMIC_ADD/AND/OR/XOR and their
+//     FETCH forms, EVENT POST/WAIT and EVENT_QUERY, LOCK/UNLOCK (with
+//     ACQUIRED_LOCK; STAT_LOCKED for a lock this image holds,
+//     STAT_LOCKED_OTHER_IMAGE for one another image holds) and CRITICAL,
+//     by MPI's atomic operations on the window (atomics.go).
 //   - Stopped images (mpi.go). An image that executes STOP or END PROGRAM
 //     finishes what its collectives owe the others (Close), then sends
 //     every other image a notice with the collectives it had started
@@ -77,9 +89,11 @@
 //
 // # What does not
 //
-// Coindexed access (x[i]), LOCK/UNLOCK, EVENT, atomics, FAIL IMAGE and
-// RANDOM_INIT link, and at run time set STAT 10 where the statement has
-// STAT=, else stop the job with a "not supported" message.
+// FAIL IMAGE, RANDOM_INIT, coindexed ALLOCATED and the by-reference
+// coindexed calls link, and at run time set STAT 10 where the statement has
+// STAT=, else stop the job with a "not supported" message. gfortran 12
+// drops STAT= of an image selector (x[i, STAT=s]): an error there ends the
+// program.
 //
 // # gfortran 12's own limits, met on the way
 //
