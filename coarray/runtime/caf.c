@@ -255,6 +255,8 @@ typedef struct {
 	void *mem;
 	size_t size;
 	uintptr_t handle; // 0: memory of this image only (a component's)
+	bool attached;    // a component's memory, attached to the window alone
+	gfc_desc *desc;   // an allocatable coarray's descriptor (its bounds are every image's)
 } gocaf_token;
 
 void _gfortran_caf_register(size_t size, caf_register_t type, caf_token_t *token, gfc_desc *desc, int *stat,
@@ -277,8 +279,14 @@ void _gfortran_caf_register(size_t size, caf_register_t type, caf_token_t *token
 	// A coarray of its own is registered by every image of the current
 	// team (which also synchronizes them, as ALLOCATE must); the memory of
 	// a component is this image's alone.
-	if (type == CAF_REGTYPE_COARRAY_ALLOC_REGISTER_ONLY || type == CAF_REGTYPE_COARRAY_ALLOC_ALLOCATE_ONLY) return;
 	char m[256];
+	if (type == CAF_REGTYPE_COARRAY_ALLOC) t->desc = desc;
+	if (type == CAF_REGTYPE_COARRAY_ALLOC_REGISTER_ONLY) return;
+	if (type == CAF_REGTYPE_COARRAY_ALLOC_ALLOCATE_ONLY) { // reached by address (caf_get_by_ref)
+		t->attached = true;
+		done(gocaf_attach(t->mem, size, m, sizeof m), m, "ALLOCATE of a coarray's component", stat, errmsg, errmsg_len);
+		return;
+	}
 	uintptr_t h = 0;
 	done(gocaf_register(t->mem, size, &h, m, sizeof m), m, "ALLOCATE of a coarray", stat, errmsg, errmsg_len);
 	t->handle = h;
@@ -287,12 +295,17 @@ void _gfortran_caf_register(size_t size, caf_register_t type, caf_token_t *token
 typedef enum { CAF_DEREGTYPE_COARRAY_DEREGISTER, CAF_DEREGTYPE_COARRAY_DEALLOCATE_ONLY } caf_deregister_t;
 
 void _gfortran_caf_deregister(caf_token_t *token, caf_deregister_t type, int *stat, char *errmsg, size_t errmsg_len) {
-	(void)type;
 	gocaf_token *t = *token;
-	_gfortran_caf_sync_all(stat, errmsg, errmsg_len); // DEALLOCATE synchronizes too
+	if (stat) *stat = 0;
+	// DEALLOCATE of a coarray synchronizes; of a component, not
+	if (type == CAF_DEREGTYPE_COARRAY_DEREGISTER && (!t || !t->attached)) _gfortran_caf_sync_all(stat, errmsg, errmsg_len);
 	if (!t) return;
 	if (t->handle) gocaf_deregister(t->handle);
+	if (t->attached && t->mem) gocaf_detach(t->mem, t->size);
 	free(t->mem);
+	t->mem = NULL;
+	t->attached = false;
+	if (type == CAF_DEREGTYPE_COARRAY_DEALLOCATE_ONLY) return; // the token stays for the next ALLOCATE
 	free(t);
 	*token = NULL;
 }
@@ -486,23 +499,314 @@ void _gfortran_caf_sendget(caf_token_t dst_token, size_t dst_offset, int dst_ima
 
 // The rest of the ABI: links, and says at run time that it is not there.
 
-void _gfortran_caf_get_by_ref(caf_token_t t, int i, gfc_desc *d, void *r, int dk, int sk, bool m, bool re, int *stat,
-			      int st) {
-	(void)t, (void)i, (void)d, (void)r, (void)dk, (void)sk, (void)m, (void)re, (void)st;
-	unsupported("coindexed read (x[i]%c)", stat);
+// The by-reference calls: gfortran's x[i]%a... where a is an allocatable
+// (or pointer) component, described by a chain of references that this
+// runtime follows through the other image's memory by address (the
+// component's descriptor or pointer read there first), and turns into the
+// runs of bytes the reference names (coindexed.go's gocaf_xfer).
+
+typedef enum { CAF_REF_COMPONENT, CAF_REF_ARRAY, CAF_REF_STATIC_ARRAY } caf_ref_type_t;
+typedef enum {
+	CAF_ARR_REF_NONE,
+	CAF_ARR_REF_VECTOR,
+	CAF_ARR_REF_FULL,
+	CAF_ARR_REF_RANGE,
+	CAF_ARR_REF_SINGLE,
+	CAF_ARR_REF_OPEN_END,
+	CAF_ARR_REF_OPEN_START
+} caf_array_ref_t;
+
+typedef struct caf_reference_t {
+	struct caf_reference_t *next;
+	int type;
+	size_t item_size;
+	union {
+		struct {
+			ptrdiff_t offset, caf_token_offset;
+		} c;
+		struct {
+			unsigned char mode[GFC_MAX_DIMENSIONS];
+			int static_array_type;
+			union {
+				struct {
+					ptrdiff_t start, end, stride;
+				} s;
+				struct {
+					void *vector;
+					size_t nvec;
+					int kind;
+				} v;
+			} dim[GFC_MAX_DIMENSIONS];
+		} a;
+	} u;
+} caf_reference_t;
+
+// xfer moves n runs between buf and the addresses in image's process (this
+// image: a copy).
+static int xfer(int image, uintptr_t *addr, size_t *len, int n, char *buf, size_t total, bool put, char *m, size_t ml) {
+	if (image != gocaf_this_image()) return gocaf_xfer(image, addr, len, n, buf, total, put, m, ml);
+	for (int i = 0; i < n; buf += len[i], i++) {
+		if (put) memcpy((void *)addr[i], buf, len[i]);
+		else memcpy(buf, (void *)addr[i], len[i]);
+	}
+	return 0;
 }
 
-void _gfortran_caf_send_by_ref(caf_token_t t, int i, gfc_desc *s, void *r, int dk, int sk, bool m, bool re, int *stat,
-			       int dt) {
-	(void)t, (void)i, (void)s, (void)r, (void)dk, (void)sk, (void)m, (void)re, (void)dt;
-	unsupported("coindexed write (x[i]%c = ...)", stat);
+// A walk of a reference chain: the runs it names on image, and the size of
+// their items.
+typedef struct {
+	int image;
+	int n, cap;
+	uintptr_t *addr;
+	size_t *len, items, item;
+	char *m;
+	size_t ml;
+} refwalk;
+
+static void run(refwalk *w, uintptr_t a, size_t len) {
+	w->items++;
+	if (w->n > 0 && w->addr[w->n - 1] + w->len[w->n - 1] == a) {
+		w->len[w->n - 1] += len;
+		return;
+	}
+	if (w->n == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 16;
+		w->addr = realloc(w->addr, w->cap * sizeof *w->addr);
+		w->len = realloc(w->len, w->cap * sizeof *w->len);
+	}
+	w->addr[w->n] = a, w->len[w->n] = len, w->n++;
 }
 
-void _gfortran_caf_sendget_by_ref(caf_token_t dt, int di, void *dr, caf_token_t st, int si, void *sr, int dk, int sk,
-				  bool m, int *dstat, int *sstat, int dty, int sty) {
-	(void)dt, (void)di, (void)dr, (void)st, (void)si, (void)sr, (void)dk, (void)sk, (void)m, (void)sstat, (void)dty,
-		(void)sty;
-	unsupported("coindexed copy (x[i]%c = y[j]%c)", dstat);
+static int readAt(refwalk *w, uintptr_t a, void *buf, size_t n) {
+	size_t l = n;
+	return xfer(w->image, &a, &l, 1, buf, n, false, w->m, w->ml);
+}
+
+static int walkErr(refwalk *w, int st, const char *what) {
+	snprintf(w->m, w->ml, "%s", what);
+	return st;
+}
+
+// walk follows the references r from address a; each element it reaches
+// at the chain's end is a run. An array reference reads the array's
+// descriptor there, but the first of an allocatable coarray, whose
+// descriptor is this process's (own): the bounds are alike on every image,
+// the data at a.
+static int walk(refwalk *w, caf_reference_t *r, uintptr_t a, const gfc_desc *own) {
+	for (; r; r = r->next, own = NULL) {
+		w->item = r->item_size;
+		switch (r->type) {
+		case CAF_REF_COMPONENT:
+			a += r->u.c.offset;
+			if (r->u.c.caf_token_offset == 0 || (r->next && r->next->type == CAF_REF_ARRAY)) break;
+			{ // an allocatable or pointer scalar: the component holds its address
+				uintptr_t p = 0;
+				int st = readAt(w, a, &p, sizeof p);
+				if (st) return st;
+				if (!p) return walkErr(w, STAT_NOT_SUPPORTED, "the component is not allocated on that image");
+				a = p;
+			}
+			break;
+		case CAF_REF_ARRAY: { // a at the array's descriptor there
+			gfc_desc *d = malloc(sizeof(gfc_desc) + GFC_MAX_DIMENSIONS * sizeof(gfc_dim));
+			int st = 0;
+			if (own) {
+				memcpy(d, own, sizeof(gfc_desc) + own->dtype.rank * sizeof(gfc_dim));
+				d->base_addr = (void *)a;
+			} else {
+				st = readAt(w, a, d, sizeof(gfc_desc));
+				if (!st && d->dtype.rank > 0) st = readAt(w, a + sizeof(gfc_desc), d->dim, d->dtype.rank * sizeof(gfc_dim));
+			}
+			if (!st && !d->base_addr) st = walkErr(w, STAT_NOT_SUPPORTED, "the component is not allocated on that image");
+			ptrdiff_t lo[GFC_MAX_DIMENSIONS], hi[GFC_MAX_DIMENSIONS], step[GFC_MAX_DIMENSIONS], idx[GFC_MAX_DIMENSIONS];
+			int rank = 0;
+			for (; !st && rank < d->dtype.rank && r->u.a.mode[rank] != CAF_ARR_REF_NONE; rank++) {
+				gfc_dim *g = &d->dim[rank];
+				ptrdiff_t s = r->u.a.dim[rank].s.start, e = r->u.a.dim[rank].s.end;
+				step[rank] = r->u.a.dim[rank].s.stride ? r->u.a.dim[rank].s.stride : 1;
+				switch (r->u.a.mode[rank]) {
+				case CAF_ARR_REF_FULL: lo[rank] = g->lbound, hi[rank] = g->ubound, step[rank] = 1; break;
+				case CAF_ARR_REF_RANGE: lo[rank] = s, hi[rank] = e; break;
+				case CAF_ARR_REF_SINGLE: lo[rank] = hi[rank] = s, step[rank] = 1; break;
+				case CAF_ARR_REF_OPEN_END: lo[rank] = s, hi[rank] = g->ubound; break;
+				case CAF_ARR_REF_OPEN_START: lo[rank] = g->lbound, hi[rank] = e; break;
+				default: st = walkErr(w, STAT_NOT_SUPPORTED, "a vector subscript in a coindexed reference");
+				}
+				bool in = step[rank] > 0 ? lo[rank] >= g->lbound && hi[rank] <= g->ubound
+							 : hi[rank] >= g->lbound && lo[rank] <= g->ubound;
+				if (!st && (step[rank] > 0 ? lo[rank] <= hi[rank] : lo[rank] >= hi[rank]) && !in)
+					st = walkErr(w, 13, "a coindexed reference outside the array"); // coarray.StatBounds
+				idx[rank] = lo[rank];
+			}
+			for (bool more = !st; more && !st;) {
+				ptrdiff_t off = 0;
+				bool empty = false;
+				for (int k = 0; k < rank; k++) {
+					off += (idx[k] - d->dim[k].lbound) * d->dim[k].stride;
+					empty |= step[k] > 0 ? lo[k] > hi[k] : lo[k] < hi[k];
+				}
+				if (empty) break;
+				uintptr_t e = (uintptr_t)d->base_addr + off * (ptrdiff_t)r->item_size;
+				if (r->next) st = walk(w, r->next, e, NULL);
+				else run(w, e, r->item_size);
+				more = false;
+				for (int k = 0; k < rank; k++) {
+					idx[k] += step[k];
+					if (step[k] > 0 ? idx[k] <= hi[k] : idx[k] >= hi[k]) {
+						more = true;
+						break;
+					}
+					idx[k] = lo[k];
+				}
+			}
+			free(d);
+			return st;
+		}
+		case CAF_REF_STATIC_ARRAY: { // one dimension, counted from 0
+			if (r->u.a.mode[0] == CAF_ARR_REF_NONE) break;
+			if (r->u.a.mode[1] != CAF_ARR_REF_NONE || r->u.a.mode[0] == CAF_ARR_REF_VECTOR)
+				return walkErr(w, STAT_NOT_SUPPORTED, "a coindexed reference to a section of a fixed-size array of more than one dimension in an allocatable component");
+			ptrdiff_t s = r->u.a.dim[0].s.start, e = r->u.a.dim[0].s.end, k = r->u.a.dim[0].s.stride ? r->u.a.dim[0].s.stride : 1;
+			if (r->u.a.mode[0] == CAF_ARR_REF_FULL) s = 0;
+			if (r->u.a.mode[0] == CAF_ARR_REF_SINGLE) e = s;
+			for (ptrdiff_t i = s; k > 0 ? i <= e : i >= e; i += k) {
+				uintptr_t el = a + i * r->item_size;
+				int st = r->next ? walk(w, r->next, el, NULL) : (run(w, el, r->item_size), 0);
+				if (st) return st;
+			}
+			return 0;
+		}
+		default: return walkErr(w, STAT_NOT_SUPPORTED, "an unknown coindexed reference");
+		}
+	}
+	run(w, a, w->item);
+	return 0;
+}
+
+// start walks refs from coarray token's memory on image.
+static int start(refwalk *w, caf_token_t token, int image, caf_reference_t *refs, char *m, size_t ml) {
+	*w = (refwalk){.image = image ? image : gocaf_this_image(), .m = m, .ml = ml};
+	uintptr_t base = 0;
+	int st = gocaf_base(handleOf(token), w->image, &base, m, ml);
+	return st ? st : walk(w, refs, base, token ? ((gocaf_token *)token)->desc : NULL);
+}
+
+static void endWalk(refwalk *w) {
+	free(w->addr);
+	free(w->len);
+}
+
+void _gfortran_caf_get_by_ref(caf_token_t token, int image, gfc_desc *dst, caf_reference_t *refs, int dst_kind,
+			      int src_kind, bool may_require_tmp, bool dst_reallocatable, int *stat, int src_type) {
+	(void)may_require_tmp;
+	char m[256];
+	refwalk w;
+	int st = start(&w, token, image, refs, m, sizeof m);
+	char *buf = NULL;
+	if (!st) {
+		buf = malloc(w.items * w.item ? w.items * w.item : 1);
+		st = xfer(w.image, w.addr, w.len, w.n, buf, w.items * w.item, false, m, sizeof m);
+	}
+	size_t dl = dst->dtype.elem_len, want = 1;
+	for (int k = 0; k < dst->dtype.rank; k++) want *= dst->dim[k].ubound - dst->dim[k].lbound + 1;
+	if (!st && (!dst->base_addr || (dst->dtype.rank > 0 && want != w.items))) {
+		if (!dst_reallocatable && dst->base_addr) {
+			snprintf(m, sizeof m, "coindexed read of %zu elements into an array of %zu", w.items, want);
+			st = STAT_NOT_SUPPORTED;
+		} else { // (re)allocate the destination, rank 1 from 1
+			free(dst->base_addr);
+			dst->base_addr = malloc(w.items * dl ? w.items * dl : 1);
+			dst->span = (ptrdiff_t)dl;
+			if (dst->dtype.rank > 0) {
+				for (int k = 0; k < dst->dtype.rank; k++) dst->dim[k] = (gfc_dim){.stride = 1, .lbound = 1, .ubound = 1};
+				dst->dim[0].ubound = w.items;
+				dst->offset = (size_t)-1;
+			}
+		}
+	}
+	if (!st) {
+		size_t n;
+		bool copied;
+		gocaf_shape d = shape(dst);
+		char *out = gocaf_data(&d, &n, &copied);
+		size_t got = w.items, to = dl ? n / dl : 0;
+		bool ok = got == 1 || got == to;
+		for (size_t i = 0; ok && i < to; i += got)
+			ok = convert(out + i * dl, dst->dtype.type, dst_kind, dl, buf, src_type, src_kind, w.item, got);
+		if (!ok) {
+			snprintf(m, sizeof m, "coindexed read of %zu elements of type %d (kind %d) into %zu of type %d (kind %d)",
+				 got, src_type, src_kind, to, dst->dtype.type, dst_kind);
+			st = STAT_NOT_SUPPORTED;
+		}
+		gocaf_restore(&d, out, copied);
+	}
+	free(buf);
+	endWalk(&w);
+	done(st, m, "coindexed read (x[i]%c)", stat, NULL, 0);
+}
+
+// putRefs writes n elements (one for all when n is 1) of the given type at
+// src into what refs name on image, converted to dst_type.
+static int putRefs(caf_token_t token, int image, caf_reference_t *refs, const char *src, int src_type, int src_kind,
+		   size_t sl, size_t n, int dst_type, int dst_kind, char *m, size_t ml) {
+	refwalk w;
+	int st = start(&w, token, image, refs, m, ml);
+	if (!st && n != 1 && n != w.items) {
+		snprintf(m, ml, "coindexed assignment of %zu elements to %zu", n, w.items);
+		st = STAT_NOT_SUPPORTED;
+	}
+	if (!st) {
+		char *out = malloc(w.items * w.item ? w.items * w.item : 1);
+		bool ok = true;
+		for (size_t i = 0; ok && i < w.items; i += n)
+			ok = convert(out + i * w.item, dst_type, dst_kind, w.item, src, src_type, src_kind, sl, n);
+		if (ok) {
+			st = xfer(w.image, w.addr, w.len, w.n, out, w.items * w.item, true, m, ml);
+		} else {
+			snprintf(m, ml, "coindexed assignment between types %d (kind %d) and %d (kind %d)", src_type, src_kind,
+				 dst_type, dst_kind);
+			st = STAT_NOT_SUPPORTED;
+		}
+		free(out);
+	}
+	endWalk(&w);
+	return st;
+}
+
+void _gfortran_caf_send_by_ref(caf_token_t token, int image, gfc_desc *src, caf_reference_t *refs, int dst_kind,
+			       int src_kind, bool may_require_tmp, bool dst_reallocatable, int *stat, int dst_type) {
+	(void)may_require_tmp, (void)dst_reallocatable;
+	char m[256];
+	size_t n, sl = src->dtype.elem_len;
+	bool copied;
+	gocaf_shape s = shape(src);
+	char *buf = gocaf_data(&s, &n, &copied);
+	int st = putRefs(token, image, refs, buf, src->dtype.type, src_kind, sl, src->dtype.rank == 0 ? 1 : n / (sl ? sl : 1),
+			 dst_type, dst_kind, m, sizeof m);
+	if (copied) free(buf);
+	done(st, m, "coindexed write (x[i]%c = ...)", stat, NULL, 0);
+}
+
+void _gfortran_caf_sendget_by_ref(caf_token_t dst_token, int dst_image, caf_reference_t *dst_refs,
+				  caf_token_t src_token, int src_image, caf_reference_t *src_refs, int dst_kind,
+				  int src_kind, bool may_require_tmp, int *dst_stat, int *src_stat, int dst_type,
+				  int src_type) {
+	(void)may_require_tmp;
+	char m[256];
+	refwalk w;
+	int st = start(&w, src_token, src_image, src_refs, m, sizeof m);
+	char *buf = NULL;
+	if (!st) {
+		buf = malloc(w.items * w.item ? w.items * w.item : 1);
+		st = xfer(w.image, w.addr, w.len, w.n, buf, w.items * w.item, false, m, sizeof m);
+	}
+	if (src_stat) *src_stat = st;
+	if (!st)
+		st = putRefs(dst_token, dst_image, dst_refs, buf, src_type, src_kind, w.item, w.items, dst_type, dst_kind, m,
+			     sizeof m);
+	free(buf);
+	endWalk(&w);
+	done(st, m, "coindexed copy (x[i]%c = y[j]%c)", dst_stat, NULL, 0);
 }
 
 // Atomics, locks and events (atomics.go). gfortran's atomic_int_kind and
@@ -637,10 +941,13 @@ int _gfortran_caf_image_status(int image, caf_team_t *team) {
 	return gocaf_image_status(image, 0);
 }
 
-int _gfortran_caf_is_present(caf_token_t t, int i, void *refs) {
-	(void)t, (void)i, (void)refs;
-	unsupported("coindexed ALLOCATED/PRESENT", NULL);
-	return 0;
+// ALLOCATED(x[i]%a): whether the walk reaches the component there.
+int _gfortran_caf_is_present(caf_token_t token, int image, caf_reference_t *refs) {
+	char m[256];
+	refwalk w;
+	int st = start(&w, token, image, refs, m, sizeof m);
+	endWalk(&w);
+	return st == 0;
 }
 
 void _gfortran_caf_random_init(bool repeatable, bool image_distinct) {

@@ -212,3 +212,85 @@ func gocaf_put(h C.uintptr_t, image C.int, r *C.gocaf_shape, buf unsafe.Pointer,
 func gocaf_get(h C.uintptr_t, image C.int, r *C.gocaf_shape, buf unsafe.Pointer, n C.size_t, msg *C.char, msgLen C.size_t) C.int {
 	return result(access(h, image, r, buf, n, false), msg, msgLen)
 }
+
+// The by-reference calls (gfortran's x[i]%a(:) where a is an allocatable
+// component) walk the other image's memory by address: the memory of a
+// component is attached to the window when allocated (gocaf_attach), so
+// an address read from the other image's descriptor is a displacement of
+// the window as it stands.
+
+// gocaf_attach attaches the memory of an allocatable component of a coarray
+// (allocated by this image alone).
+//
+//export gocaf_attach
+func gocaf_attach(mem unsafe.Pointer, size C.size_t, msg *C.char, msgLen C.size_t) C.int {
+	if coWin == nil {
+		return 0
+	}
+	_, err := coWin.Attach(unsafe.Slice((*byte)(mem), max(int(size), 1)))
+	return result(err, msg, msgLen)
+}
+
+// gocaf_detach ends gocaf_attach.
+//
+//export gocaf_detach
+func gocaf_detach(mem unsafe.Pointer, size C.size_t) {
+	if coWin != nil {
+		_ = coWin.Detach(unsafe.Slice((*byte)(mem), max(int(size), 1)))
+	}
+}
+
+// gocaf_base sets *base to the address of coarray h's memory on image (an
+// index of the current team), in that image's process.
+//
+//export gocaf_base
+func gocaf_base(h C.uintptr_t, image C.int, base *C.uintptr_t, msg *C.char, msgLen C.size_t) C.int {
+	co := coarrays[uintptr(h)]
+	if co == nil {
+		return result(fmt.Errorf("%w: a coindexed reference into a coarray the runtime did not register", coarray.ErrNotSupported), msg, msgLen)
+	}
+	rank, err := img.NodeOf(int(image))
+	switch {
+	case err != nil:
+		return result(err, msg, msgLen)
+	case rank == mpi.World().Rank():
+		*base = C.uintptr_t(uintptr(unsafe.Pointer(unsafe.SliceData(co.mem))))
+	case coWin == nil:
+		return result(fmt.Errorf("%w: %w", coarray.ErrNotSupported, coWinErr), msg, msgLen)
+	default:
+		*base = C.uintptr_t(co.addrs[rank])
+	}
+	return 0
+}
+
+// gocaf_xfer moves n runs of bytes between buf (total bytes, the runs one
+// after the other) and the addresses addrs (lens bytes each) in the process
+// of image, another image: put writes there. (caf.c copies its own.)
+//
+//export gocaf_xfer
+func gocaf_xfer(image C.int, addrs *C.uintptr_t, lens *C.size_t, n C.int, buf unsafe.Pointer, total C.size_t, put C.int, msg *C.char, msgLen C.size_t) C.int {
+	rank, err := img.NodeOf(int(image))
+	if err == nil && coWin == nil {
+		err = fmt.Errorf("%w: %w", coarray.ErrNotSupported, coWinErr)
+	}
+	if err != nil {
+		return result(err, msg, msgLen)
+	}
+	as, ls, b := unsafe.Slice(addrs, int(n)), unsafe.Slice(lens, int(n)), mem(buf, total)
+	k := 0
+	for i := 0; i < len(as) && err == nil; i++ {
+		part := b[k : k+int(ls[i])]
+		k += int(ls[i])
+		if put != 0 {
+			err = coWin.Put(part, rank, int(as[i]))
+		} else {
+			err = coWin.Get(part, rank, int(as[i]))
+		}
+	}
+	if put != 0 {
+		err = errors.Join(err, coWin.Flush(rank))
+	} else {
+		err = errors.Join(err, coWin.FlushLocal(rank))
+	}
+	return result(err, msg, msgLen)
+}

@@ -52,9 +52,12 @@
 //     converted and characters padded as assignment does, derived-type
 //     components, through one dynamic MPI window (MPI_Put/MPI_Get of each
 //     contiguous run, then a flush); an image index outside the team is
-//     STAT 1, bytes outside the coarray STAT 13. Not yet: vector
-//     subscripts, and the by-reference calls gfortran makes for
-//     allocatable components of a coarray (x[i]%a(:)), which give STAT 10.
+//     STAT 1, bytes outside the coarray STAT 13. Allocatable components
+//     of a coarray and coarray components (gfortran's by-reference calls,
+//     x[i]%a(2:4)): the runtime follows the reference through the other
+//     image's memory by address, reading its descriptors there, since a
+//     component's memory is attached to the window when allocated.
+//     Not yet: vector subscripts (STAT 10).
 //   - ATOMIC_DEFINE, ATOMIC_REF, ATOMIC_CAS, ATOMIC_ADD/AND/OR/XOR and their
 //     FETCH forms, EVENT POST/WAIT and EVENT_QUERY, LOCK/UNLOCK (with
 //     ACQUIRED_LOCK; STAT_LOCKED for a lock this image holds,
@@ -89,11 +92,10 @@
 //
 // # What does not
 //
-// FAIL IMAGE, RANDOM_INIT, coindexed ALLOCATED and the by-reference
-// coindexed calls link, and at run time set STAT 10 where the statement has
-// STAT=, else stop the job with a "not supported" message. gfortran 12
-// drops STAT= of an image selector (x[i, STAT=s]): an error there ends the
-// program.
+// FAIL IMAGE and RANDOM_INIT link, and at run time set STAT 10 where the
+// statement has STAT=, else stop the job with a "not supported" message.
+// gfortran 12 drops STAT= of an image selector (x[i, STAT=s]): an error
+// there ends the program.
 //
 // # gfortran 12's own limits, met on the way
 //

@@ -1,8 +1,9 @@
 ! Coindexed access (gfortran; flang 22 does not lower coarrays): scalars,
 ! whole arrays, strided and 2-D sections, x[i] = y[j], a scalar to a
 ! section, other kinds (converted), characters, derived-type components, an
-! allocatable coarray, and each image writing to its right neighbour and
-! reading from its left, checked after SYNC ALL. (gfortran 12 drops STAT=
+! allocatable coarray, allocatable components of a coarray and a coarray
+! component (gfortran's by-reference calls), each image writing to its
+! right neighbour and reading from its left, checked after SYNC ALL. (gfortran 12 drops STAT=
 ! of an image selector: fails/coindex.f90 has the error.)
 ! gfortran only: flang 22 does not lower coarrays
 program coindexed
@@ -12,6 +13,13 @@ program coindexed
     integer :: id
     real(8) :: x(3)
   end type
+  type :: holder ! allocatable components: gfortran's by-reference calls
+    real, allocatable :: v(:)
+    integer, allocatable :: n
+  end type
+  type :: field ! a coarray component
+    real(8), allocatable :: f(:)[:]
+  end type
   integer :: me, np, right, left, i, j
   integer :: a(10)[*], b(10)
   real(8) :: m(4, 5)[*], r(4, 5)
@@ -20,6 +28,10 @@ program coindexed
   character(len=4) :: word
   type(point) :: p[*]
   integer(8) :: big[*]
+  type(holder) :: h[*]
+  type(field) :: g
+  real, allocatable :: z(:)
+  real :: w(3)
 
   me = this_image()
   np = num_images()
@@ -67,6 +79,34 @@ program coindexed
   call check(i == 100 * me + 3, 'get of one element')
   call check(s[left] == 'img' // achar(48 + 1 + mod(left - 2 + np, np)), 'get of a character')
   call check(p[me]%id == left, 'get from this image')
+  sync all
+
+  ! allocatable components of a coarray, and a coarray component
+  allocate (h%v(5), h%n, g%f(6)[*])
+  h%v = [(real(me * 10 + i), i = 1, 5)]
+  h%n = me
+  g%f = [(real(me * 100 + i, 8), i = 1, 6)]
+  sync all
+  w = h[right]%v(2:4)
+  call check(all(w == [(real(right * 10 + i), i = 2, 4)]), 'get of a section of an allocatable component')
+  z = h[right]%v
+  call check(size(z) == 5 .and. z(5) == right * 10 + 5, 'get into an unallocated allocatable')
+  call check(h[right]%n == right, 'get of an allocatable scalar component')
+  call check(allocated(h[right]%v), 'ALLOCATED of a component on another image')
+  call check(g%f(6)[right] == right * 100 + 6 .and. all(g%f(1:5:2)[left] == [(real(left * 100 + i, 8), i = 1, 5, 2)]), &
+    'get from a coarray component')
+  sync all
+  h[right]%v(3) = -me
+  h[right]%n = 100 + me
+  g%f(2)[right] = -me
+  sync all
+  call check(h%v(3) == -left .and. h%v(2) == me * 10 + 2, 'put to an element of an allocatable component')
+  call check(h%n == 100 + left, 'put to an allocatable scalar component')
+  call check(g%f(2) == -left .and. g%f(1) == me * 100 + 1, 'put to a coarray component')
+  sync all
+  h[right]%v(:) = 1
+  sync all
+  call check(all(h%v == 1), 'put of a whole allocatable component')
   sync all
 
   ! x[i] = y[j]: image 1 copies image np's a(6:10) into image 2's a(1:5)
