@@ -273,32 +273,52 @@ render_mpich() {
 	} | section mpich
 }
 
-# coarray_table: scripts/coarray-bench.sh's output (np 2) as a table: µs
-# per call of each program, and gocoll's default over OpenCoarrays.
+# coarray_table: scripts/coarray-bench.sh's output (np 2) as two tables:
+# the collectives, µs per call of each program and gocoll's default over
+# OpenCoarrays; coindexed access, µs per statement on each runtime and
+# MPI_Put/MPI_Get, and gocoll over MPI.
 coarray_table() {
 	awk '
 		/^-- gocoll \(default\)/ { c = 1 } /^-- gocoll \(checked/ { c = 2 }
-		/^-- OpenCoarrays/ { c = 3 } /^-- MPI/ { c = 4 }
-		/^(co_|MPI_)/ {
+		/^-- OpenCoarrays$/ { c = 3 } /^-- MPI$/ { c = 4 } /^-- gocoll \(flang\)/ { c = 5 }
+		/^-- gocoll: coindexed/ { c = 6 } /^-- OpenCoarrays: coindexed/ { c = 7 } /^-- MPI: MPI_Put/ { c = 8 }
+		/^(co_|MPI_|put|get)/ {
 			op = $1
 			if (op == "MPI_Bcast") op = "co_bcast"
 			if (op == "MPI_Allreduce") op = "co_sum"
+			if (op == "MPI_Put") op = "put"
+			if (op == "MPI_Put_vector") op = "put_strided"
+			if (op == "MPI_Get") op = "get"
+			if (op == "MPI_Get_vector") op = "get_strided"
 			k = op " " $2
-			if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+			t = c >= 6 ? 2 : 1
+			if (!((t, k) in seen)) { seen[t, k] = 1; order[t, ++n[t]] = k }
 			v[k, c] = $3
 		}
 		function f(x) { return x == "" ? "" : (x < 10 ? sprintf("%.2f", x) : (x < 100 ? sprintf("%.1f", x) : sprintf("%.0f", x))) }
+		function ratio(a, b, r) {
+			if (!(a > 0 && b > 0)) return ""
+			r = a / b
+			return r < 0.1 ? sprintf("1/%.0f", 1 / r) : (r < 10 ? sprintf("%.2f", r) : sprintf("%.0f", r)) # 1/217: 217x faster
+		}
 		END {
-			print "| µs per call | doubles | gocoll | gocoll checked | OpenCoarrays | MPI (C) | gocoll / OpenCoarrays |"
-			print "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
-			for (i = 1; i <= n; i++) {
-				split(order[i], name, " ")
-				r = ""
-				if (v[order[i], 1] > 0 && v[order[i], 3] > 0) {
-					r = v[order[i], 1] / v[order[i], 3]
-					r = r < 0.1 ? sprintf("1/%.0f", 1 / r) : sprintf("%.2f", r) # 1/217: 217x faster
-				}
-				printf "| %s | %s | %s | %s | %s | %s | %s |\n", name[1], name[2], f(v[order[i], 1]), f(v[order[i], 2]), f(v[order[i], 3]), f(v[order[i], 4]), r
+			print "| µs per call | doubles | gocoll | gocoll checked | gocoll (flang) | OpenCoarrays | MPI (C) | gocoll / OpenCoarrays |"
+			print "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+			for (i = 1; i <= n[1]; i++) {
+				k = order[1, i]
+				split(k, name, " ")
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", name[1], name[2], f(v[k, 1]), f(v[k, 2]), f(v[k, 5]), f(v[k, 3]), f(v[k, 4]), ratio(v[k, 1], v[k, 3])
+			}
+			if (n[2] == 0) exit
+			print ""
+			print "Coindexed access, image 1 to image 2 (`x(1:n)[2] = buf(1:n)`, strided `x(1:2n:2)[2]`, and the reads), against `MPI_Put` + `MPI_Win_flush` and `MPI_Get` + `MPI_Win_flush_local` on an `MPI_Win_allocate` window (strided: a vector datatype at the target):"
+			print ""
+			print "| µs per statement | doubles | gocoll | OpenCoarrays | MPI (C) | gocoll / MPI |"
+			print "| --- | ---: | ---: | ---: | ---: | ---: |"
+			for (i = 1; i <= n[2]; i++) {
+				k = order[2, i]
+				split(k, name, " ")
+				printf "| %s | %s | %s | %s | %s | %s |\n", name[1], name[2], f(v[k, 6]), f(v[k, 7]), f(v[k, 8]), ratio(v[k, 6], v[k, 8])
 			}
 		}'
 }

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Issue 12's scalar aim, in rounds: CO_SUM of one double at np 2 (GOCOLL_NP
+# The scalar CO_SUM aim, in rounds: CO_SUM of one double at np 2 (GOCOLL_NP
 # to change it) with coarray/fortran/bench/bench.f90 on gocoll's runtime
 # (default mode) and on OpenCoarrays, and MPI_Allreduce of one double in C
 # (mpi_bench.c), the three programs in turn, GOCOLL_ROUNDS times (default
 # 10). It prints each one's µs per call and the ratio gocoll / OpenCoarrays
 # of each round as median (least..greatest), and whether the median ratio
-# meets the aim (at most 1.0).
+# meets the aim (issue 34's: at most 0.8; issue 12's was 1.0).
 #
 # Why rounds: one run measures one of the machine's states (BENCHMARKS.md,
 # "Two machine states"), and each program flips between them on its own;
@@ -37,6 +37,6 @@ echo "gocoll (µs)            $(awk '{ print $1 }' "$raw" | spread)"
 echo "OpenCoarrays (µs)      $(awk '{ print $2 }' "$raw" | spread)"
 echo "MPI_Allreduce (µs)     $(awk '{ print $3 }' "$raw" | spread)"
 ratio=$(awk '{ print $1 / $2 }' "$raw" | spread)
-aim="NOT met (> 1.0)"
-awk -v m="${ratio%% *}" 'BEGIN { exit !(m <= 1.0) }' && aim="met (<= 1.0)"
+aim="NOT met (> 0.8)"
+awk -v m="${ratio%% *}" 'BEGIN { exit !(m <= 0.8) }' && aim="met (<= 0.8)"
 echo "gocoll / OpenCoarrays  $ratio  aim (median): $aim"

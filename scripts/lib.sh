@@ -158,9 +158,22 @@ caf_gocoll() {
 build_coarray_bench() {
 	local bench=coarray/fortran/bench
 	build_caf "$1" &&
-		GOCOLL_FFLAGS=-O2 caf_gocoll "$1" $bench/bench.f90 "$1/bench.gocoll" 2>/dev/null &&
-		caf -O2 -J "$1" $bench/bench.f90 -o "$1/bench.opencoarrays" 2>/dev/null &&
+		GOCOLL_FFLAGS="-O2 -cpp" caf_gocoll "$1" $bench/bench.f90 "$1/bench.gocoll" 2>/dev/null &&
+		caf -O2 -cpp -J "$1" $bench/bench.f90 -o "$1/bench.opencoarrays" 2>/dev/null &&
 		mpicc -O2 $bench/mpi_bench.c -o "$1/mpi_bench"
+}
+
+# build_coarray_more DIR builds, beside build_coarray_bench's programs, the
+# collectives bench with flang (bench.flang) and the coindexed access
+# timings coarray/fortran/bench/rma.f90 on both runtimes (rma.gocoll,
+# rma.opencoarrays) with their MPI baseline (mpi_rma), for
+# scripts/coarray-bench.sh.
+build_coarray_more() {
+	local bench=coarray/fortran/bench
+	GOCOLL_FFLAGS="-O2 -cpp" caf_gocoll "$1" $bench/bench.f90 "$1/bench.flang" flang 2>/dev/null &&
+		GOCOLL_FFLAGS=-O2 caf_gocoll "$1" $bench/rma.f90 "$1/rma.gocoll" 2>/dev/null &&
+		caf -O2 -J "$1" $bench/rma.f90 -o "$1/rma.opencoarrays" 2>/dev/null &&
+		mpicc -O2 $bench/mpi_rma.c -o "$1/mpi_rma"
 }
 
 # spread prints the median, least and greatest of the numbers on stdin

@@ -16,7 +16,7 @@ ensure_fortran
 out=out/pgo-profile
 rm -rf "$out"
 build_caf "$out"
-caf_gocoll "$out" coarray/fortran/bench/bench.f90 "$out/bench"
+GOCOLL_FFLAGS="-O2 -cpp" caf_gocoll "$out" coarray/fortran/bench/bench.f90 "$out/bench"
 flock /tmp/gocoll-cpu.lock env GOCOLL_CAF_CPUPROFILE="$PWD/$out/cpu" $(mpirun_cmd 2) "$out/bench" 1 1000
 # The profile must parse and hold the collectives' calls. (Read whole
 # first: grep -q ending the pipe early would fail it under pipefail.)
