@@ -46,8 +46,9 @@ var atomicOps = [...]mpi.Op{atomicAdd: mpi.OpSum, atomicAnd: mpi.OpBand, atomicO
 // current team; 0 is this image): its rank, and its address here when it
 // is this process's and no window serves it.
 type word struct {
-	rank, addr int
-	local      *int32 // without a window (then rank is this process's)
+	rank, addr int      // addr: the displacement in win
+	win        *mpi.Win // the window that serves it
+	local      *int32   // without a window (then rank is this process's)
 }
 
 func wordOf(h C.uintptr_t, image C.int, off C.size_t) (word, error) {
@@ -66,13 +67,16 @@ func wordOf(h C.uintptr_t, image C.int, off C.size_t) (word, error) {
 	if int(off)+4 > len(co.mem) || int(off)%4 != 0 {
 		return word{}, fmt.Errorf("%w: 4 bytes at %d of its %d", coarray.ErrBounds, off, len(co.mem))
 	}
-	if coWin == nil {
-		if rank != mpi.World().Rank() {
-			return word{}, fmt.Errorf("%w: %w", coarray.ErrNotSupported, coWinErr)
-		}
+	t, err := where(rank, co.addrs[rank]+int(off), true)
+	switch {
+	case err != nil && rank == mpi.World().Rank():
 		return word{rank: rank, local: (*int32)(unsafe.Pointer(&co.mem[off]))}, nil
+	case err != nil:
+		return word{}, err
+	case t.local != nil: // one node and no window: the processor's atomics on the shared heap
+		return word{rank: rank, local: (*int32)(unsafe.Pointer(&t.local[t.disp]))}, nil
 	}
-	return word{rank: rank, addr: co.addrs[rank] + int(off)}, nil
+	return word{rank: rank, win: t.win, addr: t.disp}, nil
 }
 
 // fetchOp applies op with v to w and returns the value before.
@@ -101,11 +105,11 @@ func (w word) fetchOp(op int, v int32) (int32, error) {
 	var old int32
 	var err error
 	if op == atomicDefine {
-		err = mpi.Accumulate(coWin, []int32{v}, w.rank, w.addr, mpi.OpReplace)
+		err = mpi.Accumulate(w.win, []int32{v}, w.rank, w.addr, mpi.OpReplace)
 	} else {
-		err = mpi.FetchAndOp(coWin, v, &old, w.rank, w.addr, atomicOps[op])
+		err = mpi.FetchAndOp(w.win, v, &old, w.rank, w.addr, atomicOps[op])
 	}
-	return old, errors.Join(err, coWin.Flush(w.rank))
+	return old, errors.Join(err, w.win.Flush(w.rank))
 }
 
 // cas sets w to v when it holds cmp, and returns what it held.
@@ -121,8 +125,8 @@ func (w word) cas(cmp, v int32) (int32, error) {
 		}
 	}
 	var old int32
-	err := mpi.CompareAndSwap(coWin, v, cmp, &old, w.rank, w.addr)
-	return old, errors.Join(err, coWin.Flush(w.rank))
+	err := mpi.CompareAndSwap(w.win, v, cmp, &old, w.rank, w.addr)
+	return old, errors.Join(err, w.win.Flush(w.rank))
 }
 
 // backoff waits a little between the tries of a wait for another image.

@@ -257,6 +257,7 @@ typedef struct {
 	uintptr_t handle; // 0: memory of this image only (a component's)
 	bool attached;    // a component's memory, attached to the window alone
 	gfc_desc *desc;   // an allocatable coarray's descriptor (its bounds are every image's)
+	bool heap;        // mem is the heap's (gocaf_alloc)
 } gocaf_token;
 
 void _gfortran_caf_register(size_t size, caf_register_t type, caf_token_t *token, gfc_desc *desc, int *stat,
@@ -266,7 +267,11 @@ void _gfortran_caf_register(size_t size, caf_register_t type, caf_token_t *token
 	// 32-bit words, in slots of GOCAF_SLOT bytes (atomics.go's eventSlot)
 	if (type >= CAF_REGTYPE_LOCK_STATIC && type <= CAF_REGTYPE_EVENT_ALLOC) size *= GOCAF_SLOT;
 	gocaf_token *t = calloc(1, sizeof *t);
-	if (t && type != CAF_REGTYPE_COARRAY_ALLOC_REGISTER_ONLY) t->mem = calloc(1, size ? size : 1);
+	// a coarray's part comes from the heap (coindexed.go) when it has room; a
+	// component's, which gfortran may free itself, from malloc
+	if (t && type != CAF_REGTYPE_COARRAY_ALLOC_REGISTER_ONLY && type != CAF_REGTYPE_COARRAY_ALLOC_ALLOCATE_ONLY)
+		t->heap = (t->mem = gocaf_alloc(size)) != NULL;
+	if (t && type != CAF_REGTYPE_COARRAY_ALLOC_REGISTER_ONLY && !t->mem) t->mem = calloc(1, size ? size : 1);
 	if (!t || (type != CAF_REGTYPE_COARRAY_ALLOC_REGISTER_ONLY && !t->mem)) {
 		free(t);
 		done(STAT_NOT_SUPPORTED, "out of memory", "ALLOCATE of a coarray", stat, errmsg, errmsg_len);
@@ -302,7 +307,9 @@ void _gfortran_caf_deregister(caf_token_t *token, caf_deregister_t type, int *st
 	if (!t) return;
 	if (t->handle) gocaf_deregister(t->handle);
 	if (t->attached && t->mem) gocaf_detach(t->mem, t->size);
-	free(t->mem);
+	if (t->heap) gocaf_free(t->mem, t->size);
+	else free(t->mem);
+	t->heap = false;
 	t->mem = NULL;
 	t->attached = false;
 	if (type == CAF_DEREGTYPE_COARRAY_DEALLOCATE_ONLY) return; // the token stays for the next ALLOCATE
@@ -410,6 +417,8 @@ static int store(caf_token_t token, size_t offset, int image, gfc_desc *dest, in
 		snprintf(m, ml, "coindexed assignment of %zu elements to a section of %zu", n, want);
 		return STAT_NOT_SUPPORTED;
 	}
+	if (stype == dest->dtype.type && sk == dk && slen == dl && n == want) // as it is: no copy
+		return gocaf_put(handleOf(token), image, &r, (char *)buf, want * dl, m, ml);
 	char *out = malloc(want * dl ? want * dl : 1);
 	bool ok = true;
 	for (size_t i = 0; ok && i < want; i += n) // a scalar goes to every element
@@ -434,10 +443,22 @@ void _gfortran_caf_get(caf_token_t token, size_t offset, int image, gfc_desc *sr
 		unsupported("coindexed read with a vector subscript", stat);
 		return;
 	}
+	size_t n, sl = src->dtype.elem_len, dl = dest->dtype.elem_len;
+	gocaf_shape r = remote(src, offset);
+	if (src->dtype.type == dest->dtype.type && src_kind == dst_kind && sl == dl) {
+		bool copied;
+		gocaf_shape d = shape(dest);
+		char *out = gocaf_data(&d, &n, &copied);
+		if (count(&r) * dl == n) { // as it is: straight into the destination
+			st = gocaf_get(handleOf(token), image, &r, out, n, m, sizeof m);
+			gocaf_restore(&d, out, copied);
+			done(st, m, "coindexed read (x[i])", stat, NULL, 0);
+			return;
+		}
+		if (copied) free(out);
+	}
 	char *buf = fetch(token, offset, image, src, &st, m, sizeof m);
 	if (buf) {
-		size_t n, sl = src->dtype.elem_len, dl = dest->dtype.elem_len;
-		gocaf_shape r = remote(src, offset);
 		bool copied;
 		gocaf_shape d = shape(dest);
 		char *out = gocaf_data(&d, &n, &copied);

@@ -9,31 +9,62 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/gocoll/gocoll/coarray"
 	"github.com/gocoll/gocoll/mpiconduit/mpi"
 )
 
-// Coarrays and coindexed access. Every image attaches the memory of each
-// coarray it registers to one dynamic MPI window over MPI_COMM_WORLD (one
-// process per image: an image's rank is its node), and the images of the
-// registering team learn each other's addresses of it. A coindexed write
-// is MPI_Put of each contiguous run of the remote section, then
+// Coarrays and coindexed access. Every image allocates its part of each
+// coarray from its heap (GOCOLL_CAF_HEAP bytes per image, default 256 MiB,
+// of which only what is used is touched): memory that the processes of a
+// node share (MPI_Win_allocate_shared), as the conduit's segments are, and
+// that MPI reaches from other nodes through a window over MPI_COMM_WORLD
+// (MPI_Win_create over it, made when the job spans nodes). The images of
+// the registering team learn each other's addresses of it (one process per
+// image: an image's rank is its node). Memory the heap cannot give, and
+// the allocatable components of coarrays (which gfortran allocates by
+// image, and may reallocate), are attached to a dynamic window instead
+// (coWin). An address in an image's process names where it is (where): in
+// the heap of a process of this node, which this process maps, so that a
+// coindexed access is a copy; or in a window at a displacement, so that a
+// write is MPI_Put of each contiguous run of the remote section, then
 // MPI_Win_flush (the data is in place before the statement ends, so the
-// image's next access, or any image after a synchronization, sees it); a
-// read is MPI_Get of each run and MPI_Win_flush_local. The window stays in
-// one passive-target epoch (MPI_Win_lock_all) from start to end. An access
-// to the image itself is a copy; so is every access when MPI has no window
-// (Open MPI makes none for one process).
+// image's next access, or any image after a synchronization, sees it), and
+// a read MPI_Get of each run and MPI_Win_flush_local. The windows stay in
+// one passive-target epoch (MPI_Win_lock_all) from start to end.
 
-// coWin is the coarrays' window; nil when MPI made none (coWinErr says why).
+// coWin is the dynamic window; nil when MPI made none (coWinErr says why:
+// Open MPI makes none for one process).
 var (
 	coWin    *mpi.Win
 	coWinErr error
 )
 
-// openWindow makes the coarrays' window and opens its epoch.
+// heap is the coarrays' heap: the node's shared window, the window over
+// every process (nil on one node, or when MPI made none), this image's
+// memory, the heaps of this node's processes as mapped here (by rank; nil
+// for other nodes'), every image's address of its own, and the free spans
+// of this image's.
+var heap struct {
+	shared, win *mpi.Win
+	mem         []byte
+	peer        [][]byte
+	bases       []int
+	free        []span
+}
+
+// span is a free run of the heap: bytes off..off+n.
+type span struct{ off, n int }
+
+// heapAlign is the alignment of every heap allocation.
+const heapAlign = 16
+
+// openWindow makes the windows and opens their epochs (collective).
 func openWindow() {
 	w, err := mpi.WinCreateDynamic(mpi.World())
 	if err == nil {
@@ -43,20 +74,198 @@ func openWindow() {
 	}
 	if err != nil {
 		coWinErr = fmt.Errorf("MPI made no window for coindexed access: %w", err)
-		return
+	} else {
+		coWin = w
 	}
-	coWin = w
+	if err := openHeap(); err != nil {
+		fmt.Fprintln(os.Stderr, "gocoll coarray runtime: no coarray heap (coarrays are attached one by one instead):", err)
+	}
 }
 
-// closeWindow ends the epoch and frees the window (collective, before
-// MPI_Finalize).
-func closeWindow() error {
-	if coWin == nil {
+// openHeap makes the heap (collective); without one, coarrays go to the
+// dynamic window.
+func openHeap() error {
+	size := 256 << 20
+	if v := os.Getenv("GOCOLL_CAF_HEAP"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("GOCOLL_CAF_HEAP=%q is not a number of bytes", v)
+		}
+		size = n
+	}
+	size &^= heapAlign - 1
+	if size == 0 {
 		return nil
 	}
-	err := errors.Join(coWin.UnlockAll(), coWin.Free())
-	coWin = nil
+	world := mpi.World()
+	node, err := world.SplitShared()
+	if err != nil {
+		return err
+	}
+	ranks := make([]int64, node.Size())
+	if err := mpi.Allgather(node, []int64{int64(world.Rank())}, ranks); err != nil {
+		return err
+	}
+	shared, err := mpi.WinAllocateShared(node, size)
+	if err != nil {
+		return err
+	}
+	peer := make([][]byte, world.Size())
+	for l, r := range ranks {
+		if peer[r], err = shared.SharedMem(l); err != nil {
+			return errors.Join(err, shared.Free())
+		}
+	}
+	mem := peer[world.Rank()]
+	var win *mpi.Win
+	if node.Size() < world.Size() { // other nodes reach it through MPI
+		if win, err = mpi.WinCreate(world, mem, 1); err == nil {
+			if err = win.LockAll(0); err != nil {
+				_ = win.Free()
+			}
+		}
+		if err != nil {
+			return errors.Join(err, shared.Free())
+		}
+	}
+	all := make([]int64, world.Size())
+	if err := mpi.Allgather(world, []int64{int64(uintptr(unsafe.Pointer(unsafe.SliceData(mem))))}, all); err != nil {
+		return err
+	}
+	heap.shared, heap.win, heap.mem, heap.peer, heap.free = shared, win, mem, peer, []span{{0, len(mem)}}
+	heap.bases = make([]int, len(all))
+	for r, b := range all {
+		heap.bases[r] = int(b)
+	}
+	return nil
+}
+
+// closeWindow ends the epochs and frees the windows (collective, before
+// MPI_Finalize).
+func closeWindow() error {
+	var err error
+	if heap.win != nil {
+		err = errors.Join(heap.win.UnlockAll(), heap.win.Free())
+	}
+	if heap.shared != nil {
+		err = errors.Join(err, heap.shared.Free())
+	}
+	heap.win, heap.shared, heap.peer = nil, nil, nil
+	if coWin != nil {
+		err = errors.Join(err, coWin.UnlockAll(), coWin.Free())
+		coWin = nil
+	}
 	return err
+}
+
+// target is where an address of a process is: mapped here (local: the
+// whole heap of a process of this node, from disp), or in a window at a
+// displacement.
+type target struct {
+	local []byte
+	win   *mpi.Win
+	disp  int
+}
+
+// where is where address addr of rank's process is; byWindow asks for a
+// window even for a heap mapped here when the heap has one (the atomics:
+// other nodes change the same words through it).
+func where(rank, addr int, byWindow bool) (target, error) {
+	if heap.bases != nil && addr >= heap.bases[rank] && addr < heap.bases[rank]+len(heap.mem) {
+		off := addr - heap.bases[rank]
+		switch {
+		case heap.win != nil && (byWindow || heap.peer[rank] == nil):
+			return target{win: heap.win, disp: off}, nil
+		case heap.peer[rank] != nil:
+			return target{local: heap.peer[rank], disp: off}, nil
+		}
+	}
+	if coWin == nil {
+		return target{}, fmt.Errorf("%w: %w", coarray.ErrNotSupported, coWinErr)
+	}
+	return target{win: coWin, disp: addr}, nil
+}
+
+// move copies or transfers part to (put) or from offset off past t.
+func (t target) move(part []byte, rank, off int, put bool) error {
+	switch {
+	case t.local != nil && put:
+		copy(t.local[t.disp+off:], part)
+	case t.local != nil:
+		copy(part, t.local[t.disp+off:t.disp+off+len(part)])
+	case put:
+		return t.win.Put(part, rank, t.disp+off)
+	default:
+		return t.win.Get(part, rank, t.disp+off)
+	}
+	return nil
+}
+
+// complete completes t's transfers to or from rank: a flush for a window;
+// for a copy a fence, so that the next synchronization publishes it.
+func (t target) complete(rank int, put bool) error {
+	switch {
+	case t.local != nil:
+		fence.Add(1)
+		return nil
+	case put:
+		return t.win.Flush(rank)
+	default:
+		return t.win.FlushLocal(rank)
+	}
+}
+
+// fence is the word complete's atomic add goes to (a full barrier).
+var fence atomic.Int64
+
+// inHeap reports whether p is in this image's heap.
+func inHeap(p unsafe.Pointer) bool {
+	if heap.win == nil {
+		return false
+	}
+	a, b := uintptr(p), uintptr(unsafe.Pointer(unsafe.SliceData(heap.mem)))
+	return a >= b && a < b+uintptr(len(heap.mem))
+}
+
+// gocaf_alloc is size bytes of the heap, zeroed, or nil when it has no room
+// (or there is no heap).
+//
+//export gocaf_alloc
+func gocaf_alloc(size C.size_t) unsafe.Pointer {
+	n := (max(int(size), 1) + heapAlign - 1) &^ (heapAlign - 1)
+	for i, f := range heap.free {
+		if f.n < n {
+			continue
+		}
+		if f.n == n {
+			heap.free = slices.Delete(heap.free, i, i+1)
+		} else {
+			heap.free[i] = span{f.off + n, f.n - n}
+		}
+		b := heap.mem[f.off : f.off+n]
+		clear(b)
+		return unsafe.Pointer(unsafe.SliceData(b))
+	}
+	return nil
+}
+
+// gocaf_free gives back gocaf_alloc's p of size bytes.
+//
+//export gocaf_free
+func gocaf_free(p unsafe.Pointer, size C.size_t) {
+	off := int(uintptr(p) - uintptr(unsafe.Pointer(unsafe.SliceData(heap.mem))))
+	n := (max(int(size), 1) + heapAlign - 1) &^ (heapAlign - 1)
+	i, _ := slices.BinarySearchFunc(heap.free, off, func(f span, off int) int { return f.off - off })
+	heap.free = slices.Insert(heap.free, i, span{off, n})
+	// merge with the neighbours
+	if i+1 < len(heap.free) && heap.free[i].off+heap.free[i].n == heap.free[i+1].off {
+		heap.free[i].n += heap.free[i+1].n
+		heap.free = slices.Delete(heap.free, i+1, i+2)
+	}
+	if i > 0 && heap.free[i-1].off+heap.free[i-1].n == heap.free[i].off {
+		heap.free[i-1].n += heap.free[i].n
+		heap.free = slices.Delete(heap.free, i, i+1)
+	}
 }
 
 // coarrayPart is this image's part of a registered coarray.
@@ -77,9 +286,9 @@ var (
 //export gocaf_register
 func gocaf_register(mem unsafe.Pointer, size C.size_t, handle *C.uintptr_t, msg *C.char, msgLen C.size_t) C.int {
 	co := &coarrayPart{mem: unsafe.Slice((*byte)(mem), max(int(size), 1)), addrs: make([]int, mpi.World().Size())}
-	addr := 0
+	addr := int(uintptr(mem))
 	var err error
-	if coWin != nil {
+	if !inHeap(mem) && coWin != nil {
 		addr, err = coWin.Attach(co.mem)
 	}
 	if err == nil {
@@ -109,7 +318,7 @@ func gocaf_register(mem unsafe.Pointer, size C.size_t, handle *C.uintptr_t, msg 
 func gocaf_deregister(h C.uintptr_t) {
 	co := coarrays[uintptr(h)]
 	delete(coarrays, uintptr(h))
-	if co != nil && coWin != nil {
+	if co != nil && coWin != nil && !inHeap(unsafe.Pointer(unsafe.SliceData(co.mem))) {
 		_ = coWin.Detach(co.mem)
 	}
 }
@@ -128,8 +337,11 @@ func access(h C.uintptr_t, image C.int, r *C.gocaf_shape, buf unsafe.Pointer, n 
 	}
 	b := mem(buf, n)
 	local := rank == mpi.World().Rank()
-	if !local && coWin == nil {
-		return fmt.Errorf("%w: %w", coarray.ErrNotSupported, coWinErr)
+	var t target
+	if !local {
+		if t, err = where(rank, co.addrs[rank], false); err != nil {
+			return err
+		}
 	}
 	var runErr error
 	k := 0 // bytes of b done
@@ -145,58 +357,60 @@ func access(h C.uintptr_t, image C.int, r *C.gocaf_shape, buf unsafe.Pointer, n 
 			copy(co.mem[off:], part)
 		case local:
 			copy(part, co.mem[off:off+length])
-		case put:
-			runErr = coWin.Put(part, rank, co.addrs[rank]+off)
 		default:
-			runErr = coWin.Get(part, rank, co.addrs[rank]+off)
+			runErr = t.move(part, rank, off, put)
 		}
 		return runErr == nil
 	})
 	if local || (runErr != nil && k == 0) {
 		return runErr
 	}
-	if put {
-		return errors.Join(runErr, coWin.Flush(rank))
-	}
-	return errors.Join(runErr, coWin.FlushLocal(rank))
+	return errors.Join(runErr, t.complete(rank, put))
 }
 
 // runs calls f with the byte offset and length of each contiguous run of
-// the section r, in element order, until f returns false.
+// the section r, in element order, until f returns false. The leading
+// dimensions that lie contiguous make one block; the rest are walked.
 func runs(r *C.gocaf_shape, f func(off, length int) bool) {
-	rank, elem := int(r.rank), int(r.elem)
+	rank := int(r.rank)
 	base := int(uintptr(unsafe.Pointer(r.base)))
-	n := 1
 	for k := range rank {
-		n *= max(int(r.extent[k]), 0)
+		if r.extent[k] <= 0 {
+			return
+		}
 	}
-	if n == 0 {
-		return
+	block, inner := int(r.elem), 0
+	for inner < rank && int(r.sm[inner]) == block {
+		block *= int(r.extent[inner])
+		inner++
 	}
 	var idx [C.GFC_MAX_DIMENSIONS]int
 	start, length := -1, 0
-	for range n {
+	for {
 		off := base
-		for k := range rank {
+		for k := inner; k < rank; k++ {
 			off += idx[k] * int(r.sm[k])
 		}
-		switch {
-		case start >= 0 && off == start+length:
-			length += elem
-		default:
+		if start >= 0 && off == start+length {
+			length += block
+		} else {
 			if start >= 0 && !f(start, length) {
 				return
 			}
-			start, length = off, elem
+			start, length = off, block
 		}
-		for k := range rank {
+		k := inner
+		for ; k < rank; k++ {
 			if idx[k]++; idx[k] < int(r.extent[k]) {
 				break
 			}
 			idx[k] = 0
 		}
+		if k == rank {
+			f(start, length)
+			return
+		}
 	}
-	f(start, length)
 }
 
 // gocaf_put writes buf (n bytes) into the section r of coarray h on image.
@@ -255,8 +469,6 @@ func gocaf_base(h C.uintptr_t, image C.int, base *C.uintptr_t, msg *C.char, msgL
 		return result(err, msg, msgLen)
 	case rank == mpi.World().Rank():
 		*base = C.uintptr_t(uintptr(unsafe.Pointer(unsafe.SliceData(co.mem))))
-	case coWin == nil:
-		return result(fmt.Errorf("%w: %w", coarray.ErrNotSupported, coWinErr), msg, msgLen)
 	default:
 		*base = C.uintptr_t(co.addrs[rank])
 	}
@@ -270,27 +482,26 @@ func gocaf_base(h C.uintptr_t, image C.int, base *C.uintptr_t, msg *C.char, msgL
 //export gocaf_xfer
 func gocaf_xfer(image C.int, addrs *C.uintptr_t, lens *C.size_t, n C.int, buf unsafe.Pointer, total C.size_t, put C.int, msg *C.char, msgLen C.size_t) C.int {
 	rank, err := img.NodeOf(int(image))
-	if err == nil && coWin == nil {
-		err = fmt.Errorf("%w: %w", coarray.ErrNotSupported, coWinErr)
-	}
 	if err != nil {
 		return result(err, msg, msgLen)
 	}
 	as, ls, b := unsafe.Slice(addrs, int(n)), unsafe.Slice(lens, int(n)), mem(buf, total)
 	k := 0
+	var used []target
 	for i := 0; i < len(as) && err == nil; i++ {
 		part := b[k : k+int(ls[i])]
 		k += int(ls[i])
-		if put != 0 {
-			err = coWin.Put(part, rank, int(as[i]))
-		} else {
-			err = coWin.Get(part, rank, int(as[i]))
+		var t target
+		if t, err = where(rank, int(as[i]), false); err != nil {
+			break
 		}
+		if !slices.ContainsFunc(used, func(u target) bool { return u.win == t.win && (u.local == nil) == (t.local == nil) }) {
+			used = append(used, t)
+		}
+		err = t.move(part, rank, 0, put != 0)
 	}
-	if put != 0 {
-		err = errors.Join(err, coWin.Flush(rank))
-	} else {
-		err = errors.Join(err, coWin.FlushLocal(rank))
+	for _, t := range used {
+		err = errors.Join(err, t.complete(rank, put != 0))
 	}
 	return result(err, msg, msgLen)
 }

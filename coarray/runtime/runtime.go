@@ -50,9 +50,12 @@
 //     allocatable coarrays, x[i] reads and writes of scalars and sections
 //     of any stride, x[i] = y[j], a scalar to a section, numeric kinds
 //     converted and characters padded as assignment does, derived-type
-//     components, through one dynamic MPI window (MPI_Put/MPI_Get of each
-//     contiguous run, then a flush); an image index outside the team is
-//     STAT 1, bytes outside the coarray STAT 13. Allocatable components
+//     components. Coarrays live in a heap that the processes of a node
+//     share (GOCOLL_CAF_HEAP bytes per image, default 256 MiB, touched only
+//     where used), so that an access to an image on the same node is a
+//     copy; other nodes' go through MPI_Put/MPI_Get of each contiguous run
+//     and a flush (coindexed.go). An image index outside the team is STAT
+//     1, bytes outside the coarray STAT 13. Allocatable components
 //     of a coarray and coarray components (gfortran's by-reference calls,
 //     x[i]%a(2:4)): the runtime follows the reference through the other
 //     image's memory by address, reading its descriptors there, since a
