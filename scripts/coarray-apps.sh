@@ -18,7 +18,7 @@ case ${1:-} in -h | --help | "") sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exi
 pde=$(cd "$1" && pwd)/src/tests/integration/pde_solvers
 [ -d "$pde" ] || { echo "no src/tests/integration/pde_solvers in $1" >&2; exit 2; }
 ensure_go && ensure_mpi && ensure_fortran || exit 1
-out=out/coarray-apps
+out=$(pwd)/out/coarray-apps
 rm -rf "$out" && mkdir -p "$out"
 build_caf "$out/caf" || exit 1
 
