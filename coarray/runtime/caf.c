@@ -717,17 +717,23 @@ static void endWalk(refwalk *w) {
 	free(w->len);
 }
 
+// fetchRefs walks refs from coarray token on image and reads what they name
+// into *buf (w->items elements of w->item bytes; the caller frees it and
+// ends the walk).
+static int fetchRefs(refwalk *w, caf_token_t token, int image, caf_reference_t *refs, char **buf, char *m, size_t ml) {
+	*buf = NULL;
+	int st = start(w, token, image, refs, m, ml);
+	if (st) return st;
+	*buf = malloc(w->items * w->item ? w->items * w->item : 1);
+	return xfer(w->image, w->addr, w->len, w->n, *buf, w->items * w->item, false, m, ml);
+}
+
 void _gfortran_caf_get_by_ref(caf_token_t token, int image, gfc_desc *dst, caf_reference_t *refs, int dst_kind,
 			      int src_kind, bool may_require_tmp, bool dst_reallocatable, int *stat, int src_type) {
 	(void)may_require_tmp;
-	char m[256];
+	char m[256], *buf;
 	refwalk w;
-	int st = start(&w, token, image, refs, m, sizeof m);
-	char *buf = NULL;
-	if (!st) {
-		buf = malloc(w.items * w.item ? w.items * w.item : 1);
-		st = xfer(w.image, w.addr, w.len, w.n, buf, w.items * w.item, false, m, sizeof m);
-	}
+	int st = fetchRefs(&w, token, image, refs, &buf, m, sizeof m);
 	size_t dl = dst->dtype.elem_len, want = 1;
 	for (int k = 0; k < dst->dtype.rank; k++) want *= dst->dim[k].ubound - dst->dim[k].lbound + 1;
 	if (!st && (!dst->base_addr || (dst->dtype.rank > 0 && want != w.items))) {
@@ -813,14 +819,9 @@ void _gfortran_caf_sendget_by_ref(caf_token_t dst_token, int dst_image, caf_refe
 				  int src_kind, bool may_require_tmp, int *dst_stat, int *src_stat, int dst_type,
 				  int src_type) {
 	(void)may_require_tmp;
-	char m[256];
+	char m[256], *buf;
 	refwalk w;
-	int st = start(&w, src_token, src_image, src_refs, m, sizeof m);
-	char *buf = NULL;
-	if (!st) {
-		buf = malloc(w.items * w.item ? w.items * w.item : 1);
-		st = xfer(w.image, w.addr, w.len, w.n, buf, w.items * w.item, false, m, sizeof m);
-	}
+	int st = fetchRefs(&w, src_token, src_image, src_refs, &buf, m, sizeof m);
 	if (src_stat) *src_stat = st;
 	if (!st)
 		st = putRefs(dst_token, dst_image, dst_refs, buf, src_type, src_kind, w.item, w.items, dst_type, dst_kind, m,

@@ -107,6 +107,11 @@ program coindexed
   h[right]%v(:) = 1
   sync all
   call check(all(h%v == 1), 'put of a whole allocatable component')
+  h%v = [(real(me * 10 + i), i = 1, 5)]
+  sync all
+  if (me == 1 .and. np > 1) h[2]%v(1:2) = h[np]%v(4:5)
+  sync all
+  if (me == 2) call check(all(h%v(1:2) == [real(np * 10 + 4), real(np * 10 + 5)]), 'x[i]%a = y[j]%b')
   sync all
 
   ! x[i] = y[j]: image 1 copies image np's a(6:10) into image 2's a(1:5)
