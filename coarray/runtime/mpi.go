@@ -1,10 +1,10 @@
 package main
 
-// The runtime's calls of the MPI binding, but for coindexed access
-// (coindexed.go): Init, Finalize, World, Abort, the conduit, and the image
-// control messages that travel beside the collectives on a communicator of
-// their own (ctl): SYNC IMAGES' and the notice an image sends every other
-// when it stops.
+// The runtime's calls of the MPI binding, but for coindexed access and the
+// atomics (coindexed.go, atomics.go): Init, Finalize, World, Abort, the
+// conduit, and the image control messages that travel beside the
+// collectives on a communicator of their own (ctl): SYNC IMAGES' and the
+// notice an image sends every other when it stops.
 
 import (
 	"encoding/binary"
