@@ -231,6 +231,20 @@ func (img *Image) Stopped(i int, started coll.Started) error {
 	return collErr(err)
 }
 
+// ImageStopped reports whether the image with index i in the current team
+// is known to have stopped (Stopped): IMAGE_STATUS(i) is
+// STAT_STOPPED_IMAGE. False for an index outside the team.
+func (img *Image) ImageStopped(i int) bool {
+	t := img.team.t
+	if i < 1 || i > t.Size() {
+		return false
+	}
+	ns := img.sh.node
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	return ns.stopped[t.Image(i-1)]
+}
+
 // StoppedImages is STOPPED_IMAGES(TEAM=t): the indices in t of its images
 // known to have stopped (Stopped), ascending; t nil is the current team.
 func (img *Image) StoppedImages(t *Team) []int {

@@ -222,6 +222,10 @@ func stoppedImage(img *coarray.Image, rest *coarray.Team, known chan struct{}, s
 	if got := img.StoppedImages(nil); len(got) != 1 || got[0] != np {
 		return fmt.Errorf("STOPPED_IMAGES() = %v, want [%d]", got, np)
 	}
+	if !img.ImageStopped(np) || img.ImageStopped(1) || img.ImageStopped(np+1) {
+		return fmt.Errorf("ImageStopped(%d, 1, %d) = %v, %v, %v, want true, false, false", np, np+1,
+			img.ImageStopped(np), img.ImageStopped(1), img.ImageStopped(np+1))
+	}
 	if err := img.Stopped(np+1, nil); !errors.Is(err, coarray.ErrInvalidImage) {
 		return fmt.Errorf("Stopped(%d): %v, want ErrInvalidImage", np+1, err)
 	}

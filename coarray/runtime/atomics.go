@@ -61,6 +61,9 @@ func wordOf(h C.uintptr_t, image C.int, off C.size_t) (word, error) {
 		i = img.ThisImage()
 	}
 	rank, err := img.NodeOf(i)
+	if err == nil {
+		err = stopped(i)
+	}
 	if err != nil {
 		return word{}, err
 	}

@@ -323,6 +323,15 @@ func gocaf_deregister(h C.uintptr_t) {
 	}
 }
 
+// stopped is the error of a coindexed access to image (an index in the
+// current team) when it has stopped, else nil.
+func stopped(image int) error {
+	if img.ImageStopped(image) {
+		return fmt.Errorf("%w: image %d", coarray.ErrStoppedImage, image)
+	}
+	return nil
+}
+
 // access is a coindexed access to image (an index in the current team) of
 // the section r of coarray h, from or into buf (n bytes, the section's
 // elements in order): put writes.
@@ -332,6 +341,9 @@ func access(h C.uintptr_t, image C.int, r *C.gocaf_shape, buf unsafe.Pointer, n 
 		return fmt.Errorf("%w: coindexed access to a coarray the runtime did not register (an allocatable component?)", coarray.ErrNotSupported)
 	}
 	rank, err := img.NodeOf(int(image))
+	if err == nil {
+		err = stopped(int(image))
+	}
 	if err != nil {
 		return err
 	}
@@ -464,6 +476,9 @@ func gocaf_base(h C.uintptr_t, image C.int, base *C.uintptr_t, msg *C.char, msgL
 		return result(fmt.Errorf("%w: a coindexed reference into a coarray the runtime did not register", coarray.ErrNotSupported), msg, msgLen)
 	}
 	rank, err := img.NodeOf(int(image))
+	if err == nil {
+		err = stopped(int(image))
+	}
 	switch {
 	case err != nil:
 		return result(err, msg, msgLen)

@@ -76,7 +76,8 @@
 //     IMAGES, FORM TEAM or CHANGE TEAM with a stopped image that it never
 //     started returns STAT_STOPPED_IMAGE, a wait in one at once, and
 //     without STAT= the program ends with "image N of the initial team has
-//     stopped"; those it started complete. STOPPED_IMAGES and IMAGE_STATUS
+//     stopped"; those it started complete. A coindexed access to it gives
+//     STAT_STOPPED_IMAGE too. STOPPED_IMAGES and IMAGE_STATUS
 //     answer (gfortran; flang 22 does not lower them). FAILED_IMAGES is
 //     empty: a process that dies ends the job (mpirun's default).
 //   - GOCOLL_CAF_CPUPROFILE=path: each process writes a CPU profile of its
@@ -515,8 +516,11 @@ func gocaf_stopped_images(h C.uintptr_t, out *C.int, max C.int) C.int {
 //
 //export gocaf_image_status
 func gocaf_image_status(image C.int, h C.uintptr_t) C.int {
+	if h == 0 && img.ImageStopped(int(image)) {
+		return coarray.StatStoppedImage
+	}
 	t, err := teamOf(uintptr(h))
-	if err != nil {
+	if err != nil || h == 0 {
 		return 0
 	}
 	for _, i := range img.StoppedImages(t) {
