@@ -79,8 +79,10 @@ type nodeState struct {
 	mu       sync.Mutex
 	lastErr  error
 	checked  bool
-	// images known to have stopped (Stopped), by engine image number
-	stopped map[int]bool // under mu
+	// images known to have stopped (Stopped), by engine image number, and
+	// whether there is any (read without the lock on coindexed accesses)
+	stopped    map[int]bool // under mu
+	anyStopped atomic.Bool
 }
 
 var nodes sync.Map // coll.Conduit -> *nodeState
@@ -227,6 +229,7 @@ func (img *Image) Stopped(i int, started coll.Started) error {
 	}
 	ns.stopped[n] = true
 	ns.mu.Unlock()
+	ns.anyStopped.Store(true)
 	_, err := img.sh.im.ImageGone(n, started, &stoppedError{i})
 	return collErr(err)
 }
@@ -235,11 +238,10 @@ func (img *Image) Stopped(i int, started coll.Started) error {
 // is known to have stopped (Stopped): IMAGE_STATUS(i) is
 // STAT_STOPPED_IMAGE. False for an index outside the team.
 func (img *Image) ImageStopped(i int) bool {
-	t := img.team.t
-	if i < 1 || i > t.Size() {
+	t, ns := img.team.t, img.sh.node
+	if i < 1 || i > t.Size() || !ns.anyStopped.Load() {
 		return false
 	}
-	ns := img.sh.node
 	ns.mu.Lock()
 	defer ns.mu.Unlock()
 	return ns.stopped[t.Image(i-1)]

@@ -330,12 +330,6 @@ static gocaf_shape remote(const gfc_desc *d, size_t offset) {
 	return s;
 }
 
-static size_t count(const gocaf_shape *s) {
-	size_t n = 1;
-	for (int k = 0; k < s->rank; k++) n *= s->extent[k] > 0 ? (size_t)s->extent[k] : 0;
-	return n;
-}
-
 // convert writes n elements of type dt, kind dk (bytes dl) at dst from
 // those of type st, kind sk (bytes sl) at src: the same type and kind
 // copies (characters padded with blanks or cut), numbers of other kinds
@@ -396,7 +390,7 @@ static uintptr_t handleOf(caf_token_t token) { return token ? ((gocaf_token *)to
 // says (*st its STAT).
 static char *fetch(caf_token_t token, size_t offset, int image, gfc_desc *src, int *st, char *m, size_t ml) {
 	gocaf_shape r = remote(src, offset);
-	size_t n = count(&r) * r.elem;
+	size_t n = gocaf_count(&r) * r.elem;
 	char *buf = malloc(n ? n : 1);
 	*st = gocaf_get(handleOf(token), image, &r, buf, n, m, ml);
 	if (*st != 0) {
@@ -412,7 +406,7 @@ static char *fetch(caf_token_t token, size_t offset, int image, gfc_desc *src, i
 static int store(caf_token_t token, size_t offset, int image, gfc_desc *dest, int dk, const char *buf, int stype,
 		 int sk, size_t slen, size_t n, char *m, size_t ml) {
 	gocaf_shape r = remote(dest, offset);
-	size_t want = count(&r), dl = r.elem;
+	size_t want = gocaf_count(&r), dl = r.elem;
 	if (n != 1 && n != want) {
 		snprintf(m, ml, "coindexed assignment of %zu elements to a section of %zu", n, want);
 		return STAT_NOT_SUPPORTED;
@@ -449,7 +443,7 @@ void _gfortran_caf_get(caf_token_t token, size_t offset, int image, gfc_desc *sr
 		bool copied;
 		gocaf_shape d = shape(dest);
 		char *out = gocaf_data(&d, &n, &copied);
-		if (count(&r) * dl == n) { // as it is: straight into the destination
+		if (gocaf_count(&r) * dl == n) { // as it is: straight into the destination
 			st = gocaf_get(handleOf(token), image, &r, out, n, m, sizeof m);
 			gocaf_restore(&d, out, copied);
 			done(st, m, "coindexed read (x[i])", stat, NULL, 0);
@@ -462,7 +456,7 @@ void _gfortran_caf_get(caf_token_t token, size_t offset, int image, gfc_desc *sr
 		bool copied;
 		gocaf_shape d = shape(dest);
 		char *out = gocaf_data(&d, &n, &copied);
-		size_t got = count(&r), want = dl ? n / dl : 0;
+		size_t got = gocaf_count(&r), want = dl ? n / dl : 0;
 		bool ok = got == 1 || got == want;
 		for (size_t i = 0; ok && i < want; i += got) // a scalar goes to every element
 			ok = convert(out + i * dl, dest->dtype.type, dst_kind, dl, buf, src->dtype.type, src_kind, sl, got);
@@ -510,7 +504,7 @@ void _gfortran_caf_sendget(caf_token_t dst_token, size_t dst_offset, int dst_ima
 	if (buf) {
 		size_t sl = src->dtype.elem_len;
 		gocaf_shape r = remote(src, src_offset);
-		size_t n = count(&r);
+		size_t n = gocaf_count(&r);
 		st = store(dst_token, dst_offset, dst_image, dest, dst_kind, buf, src->dtype.type, src_kind, sl,
 			   src->dtype.rank == 0 ? 1 : n, m, sizeof m);
 		free(buf);
@@ -951,16 +945,16 @@ void _gfortran_caf_failed_images(gfc_desc *d, caf_team_t *team, int *kind) {
 
 void _gfortran_caf_stopped_images(gfc_desc *d, caf_team_t *team, int *kind) {
 	(void)team;
-	int n = gocaf_stopped_images(0, NULL, 0);
+	int n = gocaf_stopped_images(NULL, 0);
 	int *v = malloc((n > 0 ? n : 1) * sizeof(int));
-	int m = gocaf_stopped_images(0, v, n); // another image may have stopped since
+	int m = gocaf_stopped_images(v, n); // another image may have stopped since
 	list(d, kind, v, m < n ? m : n);
 	free(v);
 }
 
 int _gfortran_caf_image_status(int image, caf_team_t *team) {
 	(void)team;
-	return gocaf_image_status(image, 0);
+	return gocaf_image_status(image);
 }
 
 // ALLOCATED(x[i]%a): whether the walk reaches the component there.

@@ -72,6 +72,9 @@ typedef struct {
 	ptrdiff_t extent[GFC_MAX_DIMENSIONS], sm[GFC_MAX_DIMENSIONS];
 } gocaf_shape;
 
+/* gocaf_count is the number of elements of s. */
+size_t gocaf_count(const gocaf_shape *s);
+
 /* gocaf_data is the array's elements, contiguous: its own memory, or a
    packed copy (*copied) that gocaf_restore unpacks and frees. */
 char *gocaf_data(const gocaf_shape *s, size_t *nbytes, bool *copied);

@@ -494,39 +494,26 @@ func gocaf_num_images_numbered(n C.int64_t, msg *C.char, msgLen C.size_t) C.int 
 	return -1
 }
 
-// gocaf_stopped_images writes STOPPED_IMAGES(TEAM=h), the indices of the
+// gocaf_stopped_images writes STOPPED_IMAGES(), the indices of the current
 // team's images that stopped, into out (room for max) and returns how many
-// there are.
+// there are. (gfortran 12 takes no TEAM= for it.)
 //
 //export gocaf_stopped_images
-func gocaf_stopped_images(h C.uintptr_t, out *C.int, max C.int) C.int {
-	t, err := teamOf(uintptr(h))
-	if err != nil {
-		return 0
-	}
-	list := img.StoppedImages(t)
+func gocaf_stopped_images(out *C.int, max C.int) C.int {
+	list := img.StoppedImages(nil)
 	for k, i := range list[:min(len(list), int(max))] {
 		unsafe.Slice(out, int(max))[k] = C.int(i)
 	}
 	return C.int(len(list))
 }
 
-// gocaf_image_status is IMAGE_STATUS(image, TEAM=h): STAT_STOPPED_IMAGE
-// (gfortran's value) for an image that stopped, else 0.
+// gocaf_image_status is IMAGE_STATUS(image) in the current team:
+// STAT_STOPPED_IMAGE (gfortran's value) for an image that stopped, else 0.
 //
 //export gocaf_image_status
-func gocaf_image_status(image C.int, h C.uintptr_t) C.int {
-	if h == 0 && img.ImageStopped(int(image)) {
+func gocaf_image_status(image C.int) C.int {
+	if img.ImageStopped(int(image)) {
 		return coarray.StatStoppedImage
-	}
-	t, err := teamOf(uintptr(h))
-	if err != nil || h == 0 {
-		return 0
-	}
-	for _, i := range img.StoppedImages(t) {
-		if i == int(image) {
-			return coarray.StatStoppedImage
-		}
 	}
 	return 0
 }

@@ -8,7 +8,7 @@
 #include "_cgo_export.h"
 #include "caf.h"
 
-static size_t nelems(const gocaf_shape *s) {
+size_t gocaf_count(const gocaf_shape *s) {
 	size_t n = 1;
 	for (int k = 0; k < s->rank; k++) n *= s->extent[k] > 0 ? (size_t)s->extent[k] : 0;
 	return n;
@@ -26,7 +26,7 @@ static bool contiguous(const gocaf_shape *s) {
 // walk copies the elements of s to buf (pack) or back (unpack), in array
 // element order.
 static void walk(const gocaf_shape *s, char *buf, bool pack) {
-	size_t n = nelems(s);
+	size_t n = gocaf_count(s);
 	ptrdiff_t idx[GFC_MAX_DIMENSIONS] = {0};
 	for (size_t i = 0; i < n; i++) {
 		ptrdiff_t off = 0;
@@ -41,7 +41,7 @@ static void walk(const gocaf_shape *s, char *buf, bool pack) {
 }
 
 char *gocaf_data(const gocaf_shape *s, size_t *nbytes, bool *copied) {
-	*nbytes = nelems(s) * s->elem;
+	*nbytes = gocaf_count(s) * s->elem;
 	*copied = s->rank > 0 && !contiguous(s);
 	if (!*copied) return s->base;
 	char *buf = malloc(*nbytes ? *nbytes : 1);

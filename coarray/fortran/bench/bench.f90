@@ -41,24 +41,6 @@ program bench
 
 contains
 
-  real(8) function best(op, n)
-    integer, intent(in) :: op, n
-    integer :: iters, rep
-    real(8) :: t
-    iters = 1
-    do ! grow the batch to ~0.2 s (image 1 decides, everybody follows)
-      t = batch(op, n, iters)
-      if (t > 0.2d0 .or. iters >= 1000000) exit
-      iters = iters * 4
-      call co_broadcast(iters, 1)
-    end do
-    best = huge(1d0)
-    do rep = 1, 5
-      t = batch(op, n, iters)
-      best = min(best, t / iters * 1d6)
-    end do
-  end function
-
   ! batch runs iters calls and returns image 1's elapsed seconds (shared).
   real(8) function batch(op, n, iters)
     integer, intent(in) :: op, n, iters
@@ -87,14 +69,10 @@ contains
     a(1:n) = this_image() ! keep sums from overflowing to infinity
   end function
 
-  real(8) function now()
-    integer(8) :: c, r
-    call system_clock(c, r)
-    now = real(c, 8) / real(r, 8)
-  end function
 
   pure real(8) function add(x, y)
     real(8), intent(in) :: x, y
     add = x + y
   end function
+  include 'timing.inc'
 end program

@@ -5,7 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static double batch(int op, double *a, double *b, int n, long iters) {
+#include "timing.h"
+
+static double *a; // the doubles
+
+static double batch(int op, int n, long iters) {
 	MPI_Barrier(MPI_COMM_WORLD);
 	double t0 = MPI_Wtime();
 	for (long k = 0; k < iters; k++) {
@@ -15,7 +19,6 @@ static double batch(int op, double *a, double *b, int n, long iters) {
 	double t = MPI_Wtime() - t0;
 	MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 	for (int i = 0; i < n; i++) a[i] = 1;
-	(void)b;
 	return t;
 }
 
@@ -29,24 +32,14 @@ int main(int argc, char **argv) {
 		ns = argc - 1;
 		for (int i = 0; i < ns && i < 8; i++) sizes[i] = atoi(argv[i + 1]);
 	}
-	double *a = calloc(1000000, sizeof(double));
+	a = calloc(1000000, sizeof(double));
 	const char *names[] = {"", "MPI_Bcast", "MPI_Allreduce"};
 	if (rank == 0) printf("# op        doubles        us/call   images\n");
 	for (int op = 1; op <= 2; op++) {
 		for (int i = 0; i < ns; i++) {
 			int n = sizes[i];
-			long iters = 1;
-			for (;;) {
-				double t = batch(op, a, NULL, n, iters);
-				if (t > 0.2 || iters >= 1000000) break;
-				iters *= 4;
-			}
-			double best = 1e30;
-			for (int rep = 0; rep < 5; rep++) {
-				double t = batch(op, a, NULL, n, iters) / iters * 1e6;
-				if (t < best) best = t;
-			}
-			if (rank == 0) printf("%-13s %11d %14.3f %8d\n", names[op], n, best, size);
+			double t = best(batch, op, n);
+			if (rank == 0) printf("%-13s %11d %14.3f %8d\n", names[op], n, t, size);
 		}
 	}
 	free(a);

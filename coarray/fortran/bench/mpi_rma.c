@@ -8,9 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static MPI_Win win;
+#include "timing.h"
 
-static double batch(int op, double *buf, int n, long iters) {
+static MPI_Win win;
+static double *buf; // the origin's doubles
+
+static double batch(int op, int n, long iters) {
 	MPI_Datatype vec;
 	MPI_Type_vector(n, 1, 2, MPI_DOUBLE, &vec);
 	MPI_Type_commit(&vec);
@@ -49,7 +52,8 @@ int main(int argc, char **argv) {
 		for (int i = 0; i < ns && i < 8; i++) sizes[i] = atoi(argv[i + 1]);
 	}
 	for (int i = 0; i < ns; i++) maxn = sizes[i] > maxn ? sizes[i] : maxn;
-	double *mem, *buf = calloc(maxn, sizeof(double));
+	double *mem;
+	buf = calloc(maxn, sizeof(double));
 	MPI_Win_allocate(2 * maxn * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
 	MPI_Win_lock_all(0, win);
 	const char *names[] = {"", "MPI_Put", "MPI_Put_vector", "MPI_Get", "MPI_Get_vector"};
@@ -57,18 +61,8 @@ int main(int argc, char **argv) {
 	for (int op = 1; op <= 4; op++) {
 		for (int i = 0; i < ns; i++) {
 			int n = sizes[i];
-			long iters = 1;
-			for (;;) {
-				double t = batch(op, buf, n, iters);
-				if (t > 0.2 || iters >= 1000000) break;
-				iters *= 4;
-			}
-			double best = 1e30;
-			for (int rep = 0; rep < 5; rep++) {
-				double t = batch(op, buf, n, iters) / iters * 1e6;
-				if (t < best) best = t;
-			}
-			if (rank == 0) printf("%-15s %11d %14.3f %8d\n", names[op], n, best, size);
+			double t = best(batch, op, n);
+			if (rank == 0) printf("%-15s %11d %14.3f %8d\n", names[op], n, t, size);
 		}
 	}
 	MPI_Win_unlock_all(win);

@@ -38,24 +38,6 @@ program rma
 
 contains
 
-  real(8) function best(op, n)
-    integer, intent(in) :: op, n
-    integer :: iters, rep
-    real(8) :: t
-    iters = 1
-    do
-      t = batch(op, n, iters)
-      if (t > 0.2d0 .or. iters >= 1000000) exit
-      iters = iters * 4
-      call co_broadcast(iters, 1)
-    end do
-    best = huge(1d0)
-    do rep = 1, 5
-      t = batch(op, n, iters)
-      best = min(best, t / iters * 1d6)
-    end do
-  end function
-
   real(8) function batch(op, n, iters)
     integer, intent(in) :: op, n, iters
     integer :: k
@@ -86,9 +68,5 @@ contains
     call co_broadcast(batch, 1)
   end function
 
-  real(8) function now()
-    integer(8) :: c, r
-    call system_clock(c, r)
-    now = real(c, 8) / real(r, 8)
-  end function
+  include 'timing.inc'
 end program
